@@ -1,0 +1,77 @@
+# kpmc — top-level build.
+#
+#   make            module for the arm64 and x86_64 guest kernels, the CLI for the
+#                   host and (static) for arm64, the guest test programs
+#   make module KDIR=/lib/modules/$(uname -r)/build [ARCH=arm64|x86_64]
+#                   module for a real kernel (build/custom/kpmc.ko)
+#   make test       install deps, build, unit tests, both guests; "N passed, N failed"
+#   make demo       install deps, build, boot the arm64 guest, trace a workload
+#   make bench      reserved for bench/ (see issues)
+SHELL := /bin/bash
+BUILD := $(CURDIR)/build
+GUEST_ARCHES := arm64 x86_64
+USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2
+CROSS_arm64 := aarch64-linux-gnu-
+CROSS_x86_64 :=
+PROGS := loop runas perfhold
+
+.PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
+	test demo module clean
+
+all: modules userland progs
+
+deps:
+	scripts/install-deps.sh
+
+modules:
+	@for a in $(GUEST_ARCHES); do scripts/build-module.sh $$a $(BUILD)/$$a || exit 1; done
+
+module:
+	@test -n "$(KDIR)" || { echo "make module needs KDIR=<kernel build tree>"; exit 2; }
+	scripts/build-module.sh $(or $(ARCH),$(shell uname -m | sed 's/aarch64/arm64/')) $(BUILD)/custom $(KDIR)
+
+userland:
+	$(MAKE) -C userland OUT=$(BUILD)/host CC=gcc
+	$(MAKE) -C userland OUT=$(BUILD)/arm64/bin CC="$(CROSS_arm64)gcc -static"
+	$(MAKE) -C userland OUT=$(BUILD)/x86_64/bin CC="gcc -static"
+
+progs:
+	@for a in $(GUEST_ARCHES); do \
+		mkdir -p $(BUILD)/$$a/progs; \
+		cc=gcc; [ $$a = arm64 ] && cc=$(CROSS_arm64)gcc; \
+		for p in $(PROGS); do \
+			$$cc -static $(USER_CFLAGS) -o $(BUILD)/$$a/progs/$$p tests/progs/$$p.c -lpthread || exit 1; \
+		done; \
+	done
+
+# The guest's root tree: module, CLI, test programs, guest test scripts.
+stage: all
+	@for a in $(GUEST_ARCHES); do \
+		r=$(BUILD)/$$a/root; rm -rf $$r; mkdir -p $$r/bin $$r/tests/bin $$r/tests/guest; \
+		cp $(BUILD)/$$a/kpmc.ko $$r/; cp $(BUILD)/$$a/bin/kpmc $$r/bin/; \
+		cp $(BUILD)/$$a/progs/* $$r/tests/bin/; cp tests/guest/*.sh $$r/tests/guest/; \
+	done
+
+unit:
+	$(MAKE) -C tests/unit OUT=$(BUILD)/unit
+	scripts/run-unit-tests.sh $(BUILD)/unit
+
+guest-arm64 guest-x86_64: guest-%: stage
+	scripts/run-guest-tests.sh $* $(BUILD)/$*/root $(BUILD)/$*/run
+
+# Every stage runs even if an earlier one failed, so one run shows everything;
+# the summary line decides.
+test: deps
+	@rm -f $(BUILD)/unit/result $(BUILD)/*/run/result
+	-@$(MAKE) --no-print-directory all
+	-@$(MAKE) --no-print-directory unit
+	-@$(MAKE) --no-print-directory guest-arm64
+	-@$(MAKE) --no-print-directory guest-x86_64
+	@scripts/test-summary.sh $(BUILD)/unit/result $(BUILD)/arm64/run/result $(BUILD)/x86_64/run/result
+
+demo: deps stage
+	scripts/mkinitramfs.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/demo.cpio.gz
+	scripts/boot-guest.sh arm64 $(BUILD)/arm64/demo.cpio.gz $(BUILD)/arm64/demo.log demo
+
+clean:
+	rm -rf $(BUILD)

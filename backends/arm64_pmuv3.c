@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ARMv8 PMUv3 backend: programs PMEVTYPERn/PMEVCNTRn, PMCCFILTR/PMCCNTR and
+ * PMCNTENSET/CLR directly.
+ *
+ * Counter numbering follows the kernel's armv8 perf driver on purpose:
+ * pmc0 is the fixed 64-bit cycle counter (perf index 0) and pmcN, N >= 1, is
+ * event counter N-1 (perf index N). That identity is what lets claim() reserve
+ * exactly our counters in perf's per-CPU allocator.
+ */
+#include <linux/kernel.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+#include <linux/perf/arm_pmu.h>
+#include <linux/smp.h>
+#include <asm/sysreg.h>
+#include <asm/virt.h>
+#include <asm/perf_event.h>
+
+#include "kpmc/backend.h"
+
+#define PMUV3_CYCLE_BIT		31
+#define PMUV3_CPU_CYCLES	0x11
+/* Event counters we expose: pmc1..pmc15. */
+#define PMUV3_MAX_EVENT_COUNTERS	(KPMC_MAX_COUNTERS - 1)
+
+struct pmuv3 {
+	unsigned int nr_event_counters;
+	unsigned int pmuver;		/* ID_AA64DFR0_EL1.PMUVer */
+	u64 evtype_mask;		/* event number bits of PMEVTYPER */
+	u64 common_events;		/* PMCEID0: common events 0x00-0x1f.. as a 64-bit map */
+	struct arm_pmu *perf_pmu;	/* the kernel's armv8 perf PMU, for claim() */
+};
+
+static struct pmuv3 pmuv3;
+
+/*
+ * System registers of event counters are named by a constant in the
+ * instruction, so the counter number must be a compile-time constant.
+ */
+#define PMUV3_EACH_COUNTER(x, stmt)					\
+	do {								\
+		switch (x) {						\
+		case 0: stmt(0); break;  case 1: stmt(1); break;	\
+		case 2: stmt(2); break;  case 3: stmt(3); break;	\
+		case 4: stmt(4); break;  case 5: stmt(5); break;	\
+		case 6: stmt(6); break;  case 7: stmt(7); break;	\
+		case 8: stmt(8); break;  case 9: stmt(9); break;	\
+		case 10: stmt(10); break; case 11: stmt(11); break;	\
+		case 12: stmt(12); break; case 13: stmt(13); break;	\
+		case 14: stmt(14); break;				\
+		}							\
+	} while (0)
+
+static u64 read_event_counter(unsigned int n)
+{
+	u64 v = 0;
+
+#define READ_CNTR(i) (v = read_sysreg_s(SYS_PMEVCNTRn_EL0(i)))
+	PMUV3_EACH_COUNTER(n, READ_CNTR);
+#undef READ_CNTR
+	return v;
+}
+
+static void write_event_counter(unsigned int n, u64 v)
+{
+#define WRITE_CNTR(i) write_sysreg_s(v, SYS_PMEVCNTRn_EL0(i))
+	PMUV3_EACH_COUNTER(n, WRITE_CNTR);
+#undef WRITE_CNTR
+}
+
+static void write_event_type(unsigned int n, u64 v)
+{
+#define WRITE_TYPER(i) write_sysreg_s(v, SYS_PMEVTYPERn_EL0(i))
+	PMUV3_EACH_COUNTER(n, WRITE_TYPER);
+#undef WRITE_TYPER
+}
+
+/* Hardware enable bit of pmc slot. */
+static inline u32 slot_bit(unsigned int slot)
+{
+	return slot == 0 ? BIT(PMUV3_CYCLE_BIT) : BIT(slot - 1);
+}
+
+static int pmuv3_check_event(const struct kpmc_pmu_desc *pmu, unsigned int slot,
+			     u64 event, char *why, size_t len)
+{
+	if (event & ~pmuv3.evtype_mask) {
+		snprintf(why, len, "event 0x%llx does not fit PMEVTYPER (max 0x%llx)",
+			 event, pmuv3.evtype_mask);
+		return -EINVAL;
+	}
+	/* Common events are architected: PMCEID says which this CPU has. */
+	if (event < 0x40 && !(pmuv3.common_events & BIT_ULL(event))) {
+		snprintf(why, len, "event 0x%llx is not implemented by this PMU (PMCEID)",
+			 event);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct arm_pmu *find_perf_pmu(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.disabled = 1,
+	};
+	struct perf_event *ev;
+	struct arm_pmu *pmu = NULL;
+
+	/* A disabled event is never scheduled, so this takes no counter. */
+	ev = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(),
+					      NULL, NULL, NULL);
+	if (IS_ERR(ev))
+		return NULL;
+	if (ev->pmu && ev->pmu->name && !strncmp(ev->pmu->name, "armv8", 5))
+		pmu = to_arm_pmu(ev->pmu);
+	perf_event_release_kernel(ev);
+	return pmu;
+}
+
+static int pmuv3_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
+{
+	u64 dfr0 = read_sysreg(id_aa64dfr0_el1);
+	u64 midr = read_cpuid_id();
+	unsigned int ver = (dfr0 >> ID_AA64DFR0_EL1_PMUVer_SHIFT) & 0xf;
+	unsigned int n, i;
+
+	if (ver == 0 || ver == 0xf) {
+		snprintf(why, len, "no PMUv3: ID_AA64DFR0_EL1.PMUVer is 0x%x", ver);
+		return -ENODEV;
+	}
+	n = (read_sysreg(pmcr_el0) >> ARMV8_PMU_PMCR_N_SHIFT) & ARMV8_PMU_PMCR_N_MASK;
+	pmuv3.pmuver = ver;
+	pmuv3.nr_event_counters = min_t(unsigned int, n, PMUV3_MAX_EVENT_COUNTERS);
+	/* PMUv3 has 10-bit event numbers, PMUv3p1 and later 16-bit. */
+	pmuv3.evtype_mask = ver == 1 ? 0x3ff : 0xffff;
+	pmuv3.common_events = read_sysreg(pmceid0_el0);
+	pmuv3.perf_pmu = find_perf_pmu();
+	if (!pmuv3.perf_pmu) {
+		snprintf(why, len,
+			 "PMUv3 present but the kernel's armv8 perf PMU was not found, so kpmc cannot reserve counters from perf");
+		return -ENODEV;
+	}
+
+	snprintf(desc->model, sizeof(desc->model),
+		 "ARMv8 PMUv3 (PMUVer 0x%x, MIDR 0x%08llx)", ver, midr);
+	desc->nr_fixed = 1;
+	desc->nr_counters = 1 + pmuv3.nr_event_counters;
+	desc->width[0] = 64;
+	desc->fixed_event[0] = PMUV3_CPU_CYCLES;
+	desc->fixed_name[0] = "cycles";
+	for (i = 1; i < desc->nr_counters; i++)
+		desc->width[i] = 32;
+	desc->check_event = pmuv3_check_event;
+	return 0;
+}
+
+static void pmuv3_remove(void)
+{
+	pmuv3.perf_pmu = NULL;
+}
+
+static void pmuv3_enable_pmcr(void *unused)
+{
+	write_sysreg(read_sysreg(pmcr_el0) | ARMV8_PMU_PMCR_E | ARMV8_PMU_PMCR_LC,
+		     pmcr_el0);
+	isb();
+}
+
+static void pmuv3_release_slots(u32 mask, int upto_cpu)
+{
+	int cpu;
+	unsigned int slot;
+
+	for_each_possible_cpu(cpu) {
+		struct pmu_hw_events *hw = per_cpu_ptr(pmuv3.perf_pmu->hw_events, cpu);
+
+		if (cpu == upto_cpu)
+			break;
+		for (slot = 0; slot < KPMC_MAX_COUNTERS; slot++)
+			if (mask & BIT(slot))
+				clear_bit(slot, hw->used_mask);
+	}
+}
+
+static int pmuv3_claim(u32 mask, char *why, size_t len)
+{
+	unsigned int slot, busy;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pmu_hw_events *hw = per_cpu_ptr(pmuv3.perf_pmu->hw_events, cpu);
+
+		for (slot = 0; slot < KPMC_MAX_COUNTERS; slot++) {
+			if (!(mask & BIT(slot)) || !test_and_set_bit(slot, hw->used_mask))
+				continue;
+			/* perf holds it: give back what we took on this CPU and before. */
+			busy = slot;
+			while (slot--)
+				if (mask & BIT(slot))
+					clear_bit(slot, hw->used_mask);
+			pmuv3_release_slots(mask, cpu);
+			snprintf(why, len,
+				 "counter pmc%u is in use by perf on CPU %d (stop the perf user, or the NMI watchdog, first)",
+				 busy, cpu);
+			return -EBUSY;
+		}
+	}
+	on_each_cpu(pmuv3_enable_pmcr, NULL, 1);
+	return 0;
+}
+
+static void pmuv3_disable_counters(void *info)
+{
+	u32 bits = *(u32 *)info;
+
+	write_sysreg(bits, pmcntenclr_el0);
+	write_sysreg(bits, pmintenclr_el1);
+	isb();
+}
+
+static void pmuv3_unclaim(u32 mask)
+{
+	u32 bits = 0;
+	unsigned int slot;
+
+	for (slot = 0; slot < KPMC_MAX_COUNTERS; slot++)
+		if (mask & BIT(slot))
+			bits |= slot_bit(slot);
+	on_each_cpu(pmuv3_disable_counters, &bits, 1);
+	pmuv3_release_slots(mask, -1);
+}
+
+static void pmuv3_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw)
+{
+	unsigned int slot;
+
+	memset(hw, 0, sizeof(*hw));
+	for (slot = 0; slot < KPMC_MAX_COUNTERS; slot++) {
+		const struct kpmc_counter_req *req = &cfg->ctr[slot];
+		u64 sel;
+
+		if (!(cfg->mask & BIT(slot)))
+			continue;
+		sel = slot == 0 ? 0 : (req->event & pmuv3.evtype_mask);
+		if (!req->usr)
+			sel |= ARMV8_PMU_EXCLUDE_EL0;
+		if (!req->os)
+			sel |= ARMV8_PMU_EXCLUDE_EL1;
+		else if (is_kernel_in_hyp_mode())
+			sel |= ARMV8_PMU_INCLUDE_EL2;
+		hw->slot[hw->nr] = slot;
+		hw->selector[hw->nr] = sel;
+		hw->width_mask[hw->nr] = slot == 0 ? ~0ULL : 0xffffffffULL;
+		hw->enable_bits |= slot_bit(slot);
+		hw->nr++;
+		hw->mask |= BIT(slot);
+	}
+}
+
+static void pmuv3_load(const struct kpmc_hw_config *hw, const u64 *start)
+{
+	unsigned int i;
+
+	write_sysreg(hw->enable_bits, pmcntenclr_el0);
+	isb();
+	for (i = 0; i < hw->nr; i++) {
+		unsigned int slot = hw->slot[i];
+
+		if (slot == 0) {
+			write_sysreg_s(hw->selector[i], SYS_PMCCFILTR_EL0);
+			write_sysreg(start[i], pmccntr_el0);
+		} else {
+			write_event_type(slot - 1, hw->selector[i]);
+			write_event_counter(slot - 1, start[i]);
+		}
+	}
+	write_sysreg(hw->enable_bits, pmcntenset_el0);
+	isb();
+}
+
+static void pmuv3_start(const struct kpmc_hw_config *hw)
+{
+	write_sysreg(hw->enable_bits, pmcntenset_el0);
+	isb();
+}
+
+static void pmuv3_stop(const struct kpmc_hw_config *hw)
+{
+	write_sysreg(hw->enable_bits, pmcntenclr_el0);
+	isb();
+}
+
+static void pmuv3_read(const struct kpmc_hw_config *hw, u64 *raw)
+{
+	unsigned int i;
+
+	for (i = 0; i < hw->nr; i++) {
+		unsigned int slot = hw->slot[i];
+
+		raw[i] = slot == 0 ? read_sysreg(pmccntr_el0) :
+				     read_event_counter(slot - 1);
+	}
+}
+
+const struct kpmc_backend kpmc_arm64_pmuv3_backend = {
+	.name = "arm64-pmuv3",
+	.probe = pmuv3_probe,
+	.remove = pmuv3_remove,
+	.claim = pmuv3_claim,
+	.unclaim = pmuv3_unclaim,
+	.encode = pmuv3_encode,
+	.load = pmuv3_load,
+	.start = pmuv3_start,
+	.stop = pmuv3_stop,
+	.read = pmuv3_read,
+};

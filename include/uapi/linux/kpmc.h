@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * kpmc user/kernel ABI: the record that /proc/kpmc/monitor delivers.
+ *
+ * A read() of /proc/kpmc/monitor returns a whole number of records; each
+ * record is fixed-size so that a reader can index a buffer of them directly.
+ * Counts are deltas since the thread's previous record: summing every record
+ * of a thread gives the thread's total.
+ */
+#ifndef _UAPI_LINUX_KPMC_H
+#define _UAPI_LINUX_KPMC_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdint.h>
+typedef uint8_t __u8;
+typedef uint16_t __u16;
+typedef uint32_t __u32;
+typedef uint64_t __u64;
+#endif
+
+#define KPMC_RECORD_VERSION	1
+
+/* Counter slots a configuration can name: pmc0 .. pmc15. */
+#define KPMC_MAX_COUNTERS	16
+/* Virtual counters a monitoring module can add to a record: virt0 .. virt3. */
+#define KPMC_MAX_VIRT		4
+
+enum kpmc_record_kind {
+	KPMC_REC_TBS = 1,	/* time-based sample: the thread's sampling period elapsed */
+	KPMC_REC_EXIT = 2,	/* the thread exited: what it counted since its last sample */
+	KPMC_REC_DETACH = 3,	/* monitoring stopped while the thread lives on */
+};
+
+struct kpmc_record {
+	__u16 version;		/* KPMC_RECORD_VERSION */
+	__u16 size;		/* sizeof(struct kpmc_record) */
+	__u8 kind;		/* enum kpmc_record_kind */
+	__u8 set;		/* event set (experiment) id; 0 until multiplexing */
+	__u16 cpu;		/* CPU the thread was on when the record was taken */
+	__u32 pid;		/* thread group id */
+	__u32 tid;		/* thread id */
+	__u32 counter_mask;	/* bit N set: counts[N] holds pmcN */
+	__u32 virt_mask;	/* bit N set: virt[N] holds virtN */
+	__u32 reserved;
+	__u64 nsample;		/* 1, 2, ... per thread */
+	__u64 run_ns;		/* on-CPU time covered by this record */
+	__u64 counts[KPMC_MAX_COUNTERS];
+	__u64 virt[KPMC_MAX_VIRT];
+};
+
+#endif /* _UAPI_LINUX_KPMC_H */

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parser for counter configuration strings, PMCTrack syntax:
+ *   pmc0,pmc1=0x8,usr1=1,os1=0,tbs=100
+ * Pure code: also compiled into the userland unit tests.
+ */
+#include "kpmc/config.h"
+
+int kpmc_parse_u64(const char *s, size_t len, u64 *val)
+{
+	unsigned int base = 10;
+	u64 v = 0;
+	size_t i = 0;
+
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	if (i == len)
+		return -EINVAL;
+	for (; i < len; i++) {
+		char c = s[i];
+		unsigned int d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -EINVAL;
+		if (v > (~(u64)0 - d) / base)
+			return -EINVAL;
+		v = v * base + d;
+	}
+	*val = v;
+	return 0;
+}
+
+/* Does [tok, tok+len) start with word followed by a decimal index? */
+static int parse_indexed(const char *tok, size_t len, const char *word,
+			 unsigned int *index, size_t *consumed)
+{
+	size_t wl = strlen(word), i;
+	u64 idx = 0;
+
+	if (len <= wl || memcmp(tok, word, wl) != 0)
+		return 0;
+	for (i = wl; i < len && tok[i] >= '0' && tok[i] <= '9'; i++) {
+		idx = idx * 10 + (tok[i] - '0');
+		if (idx > 1000)
+			return -EINVAL;
+	}
+	if (i == wl)
+		return 0;
+	*index = (unsigned int)idx;
+	*consumed = i;
+	return 1;
+}
+
+#define KPMC_FLAG_SET_USR	1u
+#define KPMC_FLAG_SET_OS	2u
+
+static int fail(char *err, size_t errlen, const char *tok, size_t toklen,
+		const char *why)
+{
+	/* Quote at most 40 bytes of the token, printable characters only. */
+	char shown[44];
+	size_t i, n = toklen < 40 ? toklen : 40;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)tok[i];
+
+		shown[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+	}
+	if (toklen > 40)
+		shown[n++] = '~';
+	shown[n] = '\0';
+	snprintf(err, errlen, "'%s': %s", shown, why);
+	return -EINVAL;
+}
+
+static int parse_flag(const char *val, size_t vlen, bool *out)
+{
+	if (vlen == 1 && (val[0] == '0' || val[0] == '1')) {
+		*out = val[0] == '1';
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int parse_token(const char *tok, size_t len,
+		       const struct kpmc_pmu_desc *pmu, struct kpmc_config *c,
+		       u32 *usr_set, u32 *os_set, bool *tbs_set,
+		       char *err, size_t errlen)
+{
+	const char *eq = memchr(tok, '=', len);
+	size_t klen = eq ? (size_t)(eq - tok) : len;
+	const char *val = eq ? eq + 1 : NULL;
+	size_t vlen = eq ? len - klen - 1 : 0;
+	char why[KPMC_ERR_MAX];
+	unsigned int idx;
+	size_t used;
+	u64 v;
+	int r;
+
+	if (len == 0)
+		return fail(err, errlen, tok, len, "empty token");
+
+	if (klen == 3 && memcmp(tok, "tbs", 3) == 0) {
+		if (!eq || kpmc_parse_u64(val, vlen, &v) || v > KPMC_TBS_MAX_MS)
+			return fail(err, errlen, tok, len,
+				    "tbs wants a period in milliseconds (0 to 86400000)");
+		if (*tbs_set)
+			return fail(err, errlen, tok, len, "tbs given twice");
+		*tbs_set = true;
+		c->tbs_ms = (u32)v;
+		return 0;
+	}
+
+	r = parse_indexed(tok, klen, "pmc", &idx, &used);
+	if (r == 1 && used == klen) {
+		if (idx >= pmu->nr_counters) {
+			snprintf(why, sizeof(why),
+				 "counter out of range (this PMU has pmc0-pmc%u)",
+				 pmu->nr_counters - 1);
+			return fail(err, errlen, tok, len, why);
+		}
+		if (c->mask & (1u << idx))
+			return fail(err, errlen, tok, len, "counter given twice");
+		if (idx < pmu->nr_fixed) {
+			v = pmu->fixed_event[idx];
+			if (eq && (kpmc_parse_u64(val, vlen, &v) ||
+				   v != pmu->fixed_event[idx])) {
+				snprintf(why, sizeof(why),
+					 "pmc%u is the fixed %s counter: it only counts event 0x%llx",
+					 idx, pmu->fixed_name[idx] ?
+					 pmu->fixed_name[idx] : "",
+					 (unsigned long long)pmu->fixed_event[idx]);
+				return fail(err, errlen, tok, len, why);
+			}
+		} else {
+			if (!eq)
+				return fail(err, errlen, tok, len,
+					    "a general counter needs an event: pmcN=0xCODE");
+			if (kpmc_parse_u64(val, vlen, &v))
+				return fail(err, errlen, tok, len,
+					    "bad number (decimal or 0x-prefixed hex)");
+			if (pmu->check_event) {
+				why[0] = '\0';
+				r = pmu->check_event(pmu, idx, v, why, sizeof(why));
+				if (r) {
+					fail(err, errlen, tok, len, why);
+					return r;
+				}
+			}
+		}
+		c->mask |= 1u << idx;
+		c->ctr[idx].event = v;
+		return 0;
+	}
+	if (r < 0)
+		return fail(err, errlen, tok, len, "counter index too large");
+
+	r = parse_indexed(tok, klen, "usr", &idx, &used);
+	if (r == 0)
+		r = parse_indexed(tok, klen, "os", &idx, &used);
+	if (r == 1 && used == klen) {
+		bool is_usr = tok[0] == 'u';
+		u32 *set = is_usr ? usr_set : os_set;
+		bool flag;
+
+		if (idx >= pmu->nr_counters || idx >= KPMC_MAX_COUNTERS)
+			return fail(err, errlen, tok, len, "counter out of range");
+		if (!eq || parse_flag(val, vlen, &flag))
+			return fail(err, errlen, tok, len, "flag must be 0 or 1");
+		if (*set & (1u << idx))
+			return fail(err, errlen, tok, len, "flag given twice");
+		*set |= 1u << idx;
+		if (is_usr)
+			c->ctr[idx].usr = flag;
+		else
+			c->ctr[idx].os = flag;
+		return 0;
+	}
+	if (r < 0)
+		return fail(err, errlen, tok, len, "counter index too large");
+	return fail(err, errlen, tok, len, "unknown token");
+}
+
+int kpmc_config_parse(const char *buf, size_t len,
+		      const struct kpmc_pmu_desc *pmu,
+		      struct kpmc_config *cfg, char *err, size_t errlen)
+{
+	struct kpmc_config c;
+	u32 usr_set = 0, os_set = 0;
+	bool tbs_set = false;
+	size_t pos = 0, i;
+	unsigned int n;
+	int r;
+
+	err[0] = '\0';
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (len == 0)
+		return fail(err, errlen, "", 0, "empty configuration");
+	if (len > KPMC_CONFIG_STR_MAX)
+		return fail(err, errlen, buf, len, "configuration too long");
+	for (i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)buf[i];
+
+		if (ch <= 0x20 || ch >= 0x7f)
+			return fail(err, errlen, buf + i, len - i,
+				    "unexpected character (no spaces or control bytes)");
+	}
+
+	memset(&c, 0, sizeof(c));
+	while (pos <= len) {
+		const char *comma = memchr(buf + pos, ',', len - pos);
+		size_t tlen = comma ? (size_t)(comma - (buf + pos)) : len - pos;
+
+		r = parse_token(buf + pos, tlen, pmu, &c, &usr_set, &os_set,
+				&tbs_set, err, errlen);
+		if (r)
+			return r;
+		pos += tlen + 1;
+	}
+
+	if (!c.mask)
+		return fail(err, errlen, buf, len, "no counter configured");
+	for (n = 0; n < KPMC_MAX_COUNTERS; n++) {
+		bool configured = c.mask & (1u << n);
+
+		if (((usr_set | os_set) & (1u << n)) && !configured) {
+			char why[64];
+
+			snprintf(why, sizeof(why), "mode flag for pmc%u, which is not configured", n);
+			return fail(err, errlen, buf, len, why);
+		}
+		if (!configured)
+			continue;
+		if (!(usr_set & (1u << n)))
+			c.ctr[n].usr = true;
+		if (!(os_set & (1u << n)))
+			c.ctr[n].os = false;
+		if (!c.ctr[n].usr && !c.ctr[n].os) {
+			char why[64];
+
+			snprintf(why, sizeof(why), "pmc%u would count in no mode (usr%u=0 and os%u=0)", n, n, n);
+			return fail(err, errlen, buf, len, why);
+		}
+	}
+	*cfg = c;
+	return 0;
+}
+
+int kpmc_config_format(const struct kpmc_config *cfg, char *out, size_t len)
+{
+	size_t used = 0;
+	unsigned int n;
+	int w;
+
+	if (len)
+		out[0] = '\0';
+	for (n = 0; n < KPMC_MAX_COUNTERS; n++) {
+		if (!(cfg->mask & (1u << n)))
+			continue;
+		w = snprintf(out + used, len > used ? len - used : 0,
+			     "%spmc%u=0x%llx,usr%u=%d,os%u=%d", used ? "," : "",
+			     n, (unsigned long long)cfg->ctr[n].event,
+			     n, cfg->ctr[n].usr, n, cfg->ctr[n].os);
+		used += w;
+	}
+	if (cfg->tbs_ms) {
+		w = snprintf(out + used, len > used ? len - used : 0,
+			     ",tbs=%u", cfg->tbs_ms);
+		used += w;
+	}
+	return (int)used;
+}

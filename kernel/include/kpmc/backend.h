@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one interface between the core and a PMU backend. A backend programs
+ * and reads registers; it knows nothing of threads, sessions, records or
+ * /proc. The core calls the hot-path operations (load, stop, read) with
+ * preemption disabled on the CPU whose counters they touch.
+ */
+#ifndef KPMC_BACKEND_H
+#define KPMC_BACKEND_H
+
+#include "config.h"
+
+/* A configuration encoded for the backend's registers, immutable once built. */
+struct kpmc_hw_config {
+	u32 mask;				/* counters in use */
+	unsigned int nr;			/* number of bits in mask */
+	u8 slot[KPMC_MAX_COUNTERS];		/* the used counters, in order */
+	u64 width_mask[KPMC_MAX_COUNTERS];	/* per counter, by slot */
+	u64 selector[KPMC_MAX_COUNTERS];	/* event-select register value, by slot */
+	u64 enable_bits;			/* backend's mask for its enable register */
+};
+
+struct kpmc_backend {
+	const char *name;
+	/*
+	 * Is this CPU's PMU ours? Fill desc and return 0, or return a negative
+	 * errno with a plain-words reason in why.
+	 */
+	int (*probe)(struct kpmc_pmu_desc *desc, char *why, size_t len);
+	void (*remove)(void);
+	/*
+	 * Take the counters of hw->mask from the kernel's perf on every CPU
+	 * (process context), or explain in why who holds them.
+	 */
+	int (*claim)(u32 mask, char *why, size_t len);
+	void (*unclaim)(u32 mask);
+	/* Turn a parsed configuration into register values (process context). */
+	void (*encode)(const struct kpmc_config *cfg, struct kpmc_hw_config *hw);
+	/* Hot path: program selectors, start counters of hw from value start[]. */
+	void (*load)(const struct kpmc_hw_config *hw, const u64 *start);
+	/* Hot path: restart the counters of hw, as load() left them. */
+	void (*start)(const struct kpmc_hw_config *hw);
+	/* Hot path: stop the counters of hw. */
+	void (*stop)(const struct kpmc_hw_config *hw);
+	/* Hot path: raw values of the counters of hw, in hw->slot order. */
+	void (*read)(const struct kpmc_hw_config *hw, u64 *raw);
+};
+
+/* Backends built for this architecture, NULL-terminated (backends/registry.c). */
+extern const struct kpmc_backend *const kpmc_backend_table[];
+
+#endif /* KPMC_BACKEND_H */

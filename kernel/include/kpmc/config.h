@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Counter configurations: what a user asked to count, independent of how a
+ * backend encodes it. Parsed from PMCTrack-style strings by pure code shared
+ * with the unit tests.
+ */
+#ifndef KPMC_CONFIG_H
+#define KPMC_CONFIG_H
+
+#include "pure.h"
+
+#define KPMC_MAX_COUNTERS	16
+#define KPMC_CONFIG_STR_MAX	512
+#define KPMC_ERR_MAX		160
+/* Longest TBS period accepted, in ms (one day). */
+#define KPMC_TBS_MAX_MS		86400000u
+
+/* What the parser must know of the PMU; filled by the backend's probe. */
+struct kpmc_pmu_desc {
+	char model[64];
+	unsigned int nr_fixed;		/* pmc0 .. pmc(nr_fixed-1) are fixed */
+	unsigned int nr_counters;	/* fixed + general */
+	u8 width[KPMC_MAX_COUNTERS];	/* bits per counter */
+	u64 fixed_event[KPMC_MAX_COUNTERS]; /* the event a fixed counter counts */
+	const char *fixed_name[KPMC_MAX_COUNTERS];
+	/*
+	 * Return 0 if general counter slot may count event, else a negative
+	 * errno with the reason in why.
+	 */
+	int (*check_event)(const struct kpmc_pmu_desc *pmu, unsigned int slot,
+			   u64 event, char *why, size_t len);
+	const void *priv;
+};
+
+struct kpmc_counter_req {
+	u64 event;
+	bool usr;
+	bool os;
+};
+
+struct kpmc_config {
+	u32 mask;			/* bit N: pmcN is configured */
+	struct kpmc_counter_req ctr[KPMC_MAX_COUNTERS];
+	u32 tbs_ms;			/* 0: no time-based sampling */
+};
+
+/*
+ * Parse len bytes of buf (not NUL-terminated; a single trailing newline is
+ * accepted). Returns 0 and fills *cfg, or -EINVAL (or the PMU's errno) with a
+ * message naming the offending token in err; *cfg is untouched on error.
+ */
+int kpmc_config_parse(const char *buf, size_t len,
+		      const struct kpmc_pmu_desc *pmu,
+		      struct kpmc_config *cfg, char *err, size_t errlen);
+
+/* Normalized string of cfg, as /proc/kpmc/config reads it back; returns length. */
+int kpmc_config_format(const struct kpmc_config *cfg, char *out, size_t len);
+
+/*
+ * Strict unsigned number: decimal, or hex with a 0x prefix; the whole of
+ * [s, s+len) must be digits. Returns 0 or -EINVAL (also on overflow).
+ */
+int kpmc_parse_u64(const char *s, size_t len, u64 *val);
+
+#endif /* KPMC_CONFIG_H */

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The core's internal state: per-thread monitoring, sessions, and what the
+ * /proc layer needs from them. Not seen by backends or monitoring modules.
+ */
+#ifndef KPMC_CORE_H
+#define KPMC_CORE_H
+
+#include <linux/types.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/irq_work.h>
+#include <linux/workqueue.h>
+#include <linux/rcupdate.h>
+#include <linux/jump_label.h>
+#include <linux/poll.h>
+#include <uapi/linux/kpmc.h>
+
+#include "backend.h"
+#include "mm.h"
+#include "ring.h"
+
+/* A parsed configuration plus its register encoding; shared, immutable. */
+struct kpmc_shared_config {
+	refcount_t ref;
+	u64 generation;		/* unique: tells a CPU whether its selectors hold it */
+	struct kpmc_config cfg;
+	struct kpmc_hw_config hw;
+};
+
+/*
+ * Where a monitoring session's records go: one per open of /proc/kpmc/monitor,
+ * owned by the opening thread (its pid) while the file is open.
+ */
+struct kpmc_session {
+	refcount_t ref;
+	struct list_head node;		/* kpmc_sessions, while the file is open */
+	struct pid *owner;
+	raw_spinlock_t lock;		/* producers (any CPU, any context) vs reader */
+	struct kpmc_ring_pos pos;
+	struct kpmc_record *slots;
+	bool closed;			/* the reader closed its file */
+	wait_queue_head_t wait;
+	struct irq_work wake;		/* wake readers from scheduler context */
+	struct work_struct free_work;	/* free in process context */
+};
+
+enum kpmc_thread_state {
+	KPMC_IDLE,		/* known to kpmc (config/session owner), not counting */
+	KPMC_ARMED_EXEC,	/* starts counting at its next exec */
+	KPMC_COUNTING,
+};
+
+struct kpmc_thread {
+	struct hlist_node hash;
+	struct task_struct *task;	/* key; state is dropped at the task's exit */
+	pid_t pid, tid;
+	enum kpmc_thread_state state;
+	struct kpmc_shared_config *conf;	/* what it counts; NULL until configured */
+	struct kpmc_session *session;		/* where its records go, while not idle */
+	/* Owned by the CPU the thread runs on, with IRQs off: */
+	u64 acc[KPMC_MAX_COUNTERS];	/* deltas since the last record, by hw slot order */
+	u64 run_ns;			/* on-CPU time since the last record */
+	u64 switched_in_ns;
+	u64 nsample;
+	char last_error[KPMC_ERR_MAX];
+	struct rcu_head rcu;
+};
+
+/* Enabled while a session exists: until then the switch hook does nothing. */
+DECLARE_STATIC_KEY_FALSE(kpmc_monitoring);
+
+/* core.c */
+extern const struct kpmc_backend *kpmc_backend;
+extern struct kpmc_pmu_desc kpmc_pmu;
+extern char kpmc_no_pmu_reason[KPMC_ERR_MAX];
+extern const struct kpmc_hook_source *kpmc_hooks;
+int kpmc_pmu_acquire(char *why, size_t len);
+void kpmc_pmu_release(void);
+void kpmc_reject(struct kpmc_thread *t, const char *file, const char *fmt, ...) __printf(3, 4);
+
+/* thread.c */
+int kpmc_threads_init(void);
+void kpmc_threads_exit(void);
+struct kpmc_thread *kpmc_thread_of_current(bool create);
+int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config *cfg);
+int kpmc_thread_start_self(struct kpmc_thread *t);
+int kpmc_thread_stop_self(struct kpmc_thread *t);
+int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec);
+void kpmc_threads_count(unsigned int *known, unsigned int *counting);
+extern atomic_t kpmc_threads_lost;
+void kpmc_shared_config_put(struct kpmc_shared_config *c);
+
+/* session.c */
+extern unsigned int kpmc_ring_records;
+struct kpmc_session *kpmc_session_open(char *why, size_t len);
+struct kpmc_session *kpmc_session_of_current(void);
+void kpmc_session_get(struct kpmc_session *s);
+void kpmc_session_put(struct kpmc_session *s);
+void kpmc_session_close(struct kpmc_session *s);
+void kpmc_session_stats(struct kpmc_session *s, u64 *used, u64 *dropped);
+void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec);
+ssize_t kpmc_session_read(struct kpmc_session *s, char __user *buf, size_t len, bool nonblock);
+__poll_t kpmc_session_poll(struct kpmc_session *s, struct file *f, poll_table *pt);
+unsigned int kpmc_sessions_live(void);
+int kpmc_sessions_init(void);
+void kpmc_sessions_shutdown(void);
+void kpmc_sessions_exit(void);
+
+/* mm_core.c */
+int kpmc_mm_index(void);
+int kpmc_mm_activate(unsigned int index);
+void kpmc_mm_sample(struct kpmc_sample *s);
+const struct kpmc_monitoring_module *kpmc_mm_active(void);
+
+/* proc.c */
+int kpmc_proc_init(void);
+void kpmc_proc_exit(void);
+
+#endif /* KPMC_CORE_H */

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one internal hook interface. A hook source (tracepoints on a stock
+ * kernel; the scheduler patch's pmc_ops later) calls these core entry points,
+ * and nothing else in the core knows where the notifications come from.
+ */
+#ifndef KPMC_HOOKS_H
+#define KPMC_HOOKS_H
+
+struct task_struct;
+
+/* Core entry points. */
+void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child);
+void kpmc_hook_exec(struct task_struct *task);
+void kpmc_hook_exit(struct task_struct *task);
+void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next);
+
+struct kpmc_hook_source {
+	const char *name;
+	int (*attach)(void);
+	/* Returns once no hook call is in flight any more. */
+	void (*detach)(void);
+};
+
+extern const struct kpmc_hook_source kpmc_tracepoint_hooks;
+
+#endif /* KPMC_HOOKS_H */

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Monitoring modules: the one ops struct through which a module sees a
+ * thread's samples and adds metrics and virtual counters to its records.
+ * Exactly one module is active; /proc/kpmc/mm_manager switches it.
+ */
+#ifndef KPMC_MM_H
+#define KPMC_MM_H
+
+#include "config.h"
+
+#define KPMC_MAX_VIRT	4
+
+/* What a module gets for each record the core is about to emit. */
+struct kpmc_sample {
+	const struct kpmc_config *cfg;
+	u64 counts[KPMC_MAX_COUNTERS];	/* deltas since the previous record, by pmc index */
+	u32 counter_mask;
+	u64 run_ns;			/* on-CPU time the deltas cover */
+	/* Filled by the module: */
+	u64 virt[KPMC_MAX_VIRT];
+	u32 virt_mask;
+};
+
+struct kpmc_monitoring_module {
+	const char *name;
+	const char *description;
+	/* Names of the virtual counters the module fills, NULL for none. */
+	const char *virt_names[KPMC_MAX_VIRT];
+	/* Called on activation/deactivation (process context); may be NULL. */
+	int (*activate)(void);
+	void (*deactivate)(void);
+	/*
+	 * Called with preemption disabled for every record; must not sleep.
+	 * May be NULL for a module that passes counts through.
+	 */
+	void (*on_sample)(struct kpmc_sample *s);
+};
+
+/* Modules built into kpmc, NULL-terminated (modules/registry.c). */
+extern const struct kpmc_monitoring_module *const kpmc_mm_table[];
+
+#endif /* KPMC_MM_H */

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Monitoring-module manager: which module sees samples. Samples are taken
+ * with preemption off; switching modules publishes the new one with RCU and
+ * waits for every sample in flight before deactivating the old one.
+ */
+#include <linux/kernel.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+
+#include "kpmc/core.h"
+
+static const struct kpmc_monitoring_module __rcu *kpmc_mm_current;
+static int kpmc_mm_current_index = -1;
+static DEFINE_MUTEX(kpmc_mm_lock);
+
+void kpmc_mm_sample(struct kpmc_sample *s)
+{
+	const struct kpmc_monitoring_module *mm;
+
+	rcu_read_lock();
+	mm = rcu_dereference(kpmc_mm_current);
+	if (mm && mm->on_sample)
+		mm->on_sample(s);
+	rcu_read_unlock();
+}
+
+int kpmc_mm_index(void)
+{
+	return READ_ONCE(kpmc_mm_current_index);
+}
+
+const struct kpmc_monitoring_module *kpmc_mm_active(void)
+{
+	int i = kpmc_mm_index();
+
+	return i < 0 ? NULL : kpmc_mm_table[i];
+}
+
+int kpmc_mm_activate(unsigned int index)
+{
+	const struct kpmc_monitoring_module *next, *prev;
+	unsigned int n = 0;
+	int err = 0;
+
+	while (kpmc_mm_table[n])
+		n++;
+	if (index >= n)
+		return -EINVAL;
+	next = kpmc_mm_table[index];
+
+	mutex_lock(&kpmc_mm_lock);
+	if (kpmc_mm_current_index == (int)index)
+		goto out;
+	if (next->activate) {
+		err = next->activate();
+		if (err)
+			goto out;
+	}
+	prev = rcu_dereference_protected(kpmc_mm_current, lockdep_is_held(&kpmc_mm_lock));
+	rcu_assign_pointer(kpmc_mm_current, next);
+	WRITE_ONCE(kpmc_mm_current_index, index);
+	synchronize_rcu();
+	if (prev && prev->deactivate)
+		prev->deactivate();
+out:
+	mutex_unlock(&kpmc_mm_lock);
+	return err;
+}

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/kpmc: the user interface. Every write is parsed strictly and either
+ * applies whole or is rejected with -EINVAL (or a more specific errno), one
+ * dmesg line naming the bad token, and no change.
+ */
+#include <linux/kernel.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/capability.h>
+#include <linux/sched.h>
+
+#include "kpmc/core.h"
+#include "kpmc/hooks.h"
+
+/* Longest write any file accepts; longer ones are rejected, not truncated. */
+#define KPMC_WRITE_MAX	1024
+
+static struct proc_dir_entry *kpmc_dir;
+
+/* Copy a whole write into a NUL-terminated kernel buffer. */
+static char *fetch_write(const char __user *ubuf, size_t count, const char *file,
+			 struct kpmc_thread *t)
+{
+	char *buf;
+
+	if (count == 0) {
+		kpmc_reject(t, file, "empty write");
+		return ERR_PTR(-EINVAL);
+	}
+	if (count > KPMC_WRITE_MAX) {
+		kpmc_reject(t, file, "write of %zu bytes is longer than %d", count,
+			    KPMC_WRITE_MAX);
+		return ERR_PTR(-EINVAL);
+	}
+	buf = memdup_user_nul(ubuf, count);
+	return buf;
+}
+
+/* Does buf (count bytes, NUL-terminated copy) equal word, optionally + "\n"? */
+static bool is_word(const char *buf, size_t count, const char *word)
+{
+	size_t n = strlen(word);
+
+	return (count == n || (count == n + 1 && buf[n] == '\n')) &&
+	       !memcmp(buf, word, n);
+}
+
+/* ---- info ---- */
+
+static int info_show(struct seq_file *m, void *v)
+{
+	const struct kpmc_monitoring_module *mm = kpmc_mm_active();
+	unsigned int known, counting, i;
+
+	seq_puts(m, "version: 1\n");
+	seq_printf(m, "hooks: %s\n", kpmc_hooks ? kpmc_hooks->name : "none");
+	if (!kpmc_backend) {
+		seq_puts(m, "backend: none\n");
+		seq_printf(m, "pmu: no supported PMU found: %s\n", kpmc_no_pmu_reason);
+	} else {
+		seq_printf(m, "backend: %s\n", kpmc_backend->name);
+		seq_printf(m, "pmu: %s\n", kpmc_pmu.model);
+		seq_printf(m, "counters: %u\n", kpmc_pmu.nr_counters);
+		seq_printf(m, "fixed_counters: %u", kpmc_pmu.nr_fixed);
+		for (i = 0; i < kpmc_pmu.nr_fixed; i++)
+			seq_printf(m, " pmc%u=%s(0x%llx)", i, kpmc_pmu.fixed_name[i],
+				   kpmc_pmu.fixed_event[i]);
+		seq_puts(m, "\n");
+		seq_printf(m, "general_counters: %u (pmc%u-pmc%u)\n",
+			   kpmc_pmu.nr_counters - kpmc_pmu.nr_fixed, kpmc_pmu.nr_fixed,
+			   kpmc_pmu.nr_counters - 1);
+		seq_puts(m, "counter_width:");
+		for (i = 0; i < kpmc_pmu.nr_counters; i++)
+			seq_printf(m, " %u", kpmc_pmu.width[i]);
+		seq_puts(m, "\n");
+	}
+	seq_printf(m, "monitoring_module: %s\n", mm ? mm->name : "none");
+	seq_puts(m, "virtual_counters:");
+	for (i = 0; mm && i < KPMC_MAX_VIRT; i++)
+		if (mm->virt_names[i])
+			seq_printf(m, " virt%u=%s", i, mm->virt_names[i]);
+	seq_puts(m, "\n");
+	kpmc_threads_count(&known, &counting);
+	seq_printf(m, "threads_monitored: %u\n", counting);
+	seq_printf(m, "threads_known: %u\n", known);
+	seq_printf(m, "threads_lost: %d\n", atomic_read(&kpmc_threads_lost));
+	seq_printf(m, "sessions: %u\n", kpmc_sessions_live());
+	seq_printf(m, "ring_records: %u\n", kpmc_ring_records);
+	return 0;
+}
+
+/* ---- config ---- */
+
+static int config_show(struct seq_file *m, void *v)
+{
+	struct kpmc_thread *t = kpmc_thread_of_current(false);
+	char text[KPMC_CONFIG_STR_MAX * 2];
+
+	if (!t || !t->conf) {
+		seq_puts(m, "none\n");
+		return 0;
+	}
+	kpmc_config_format(&t->conf->cfg, text, sizeof(text));
+	seq_printf(m, "%s\n", text);
+	return 0;
+}
+
+static ssize_t config_write(struct file *f, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	struct kpmc_thread *t = kpmc_thread_of_current(true);
+	char err[KPMC_ERR_MAX];
+	struct kpmc_config cfg;
+	char *buf;
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	if (!kpmc_backend) {
+		kpmc_reject(t, "config", "no supported PMU found: %s", kpmc_no_pmu_reason);
+		return -ENODEV;
+	}
+	buf = fetch_write(ubuf, count, "config", t);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	r = kpmc_config_parse(buf, count, &kpmc_pmu, &cfg, err, sizeof(err));
+	kfree(buf);
+	if (r) {
+		kpmc_reject(t, "config", "%s", err);
+		return r;
+	}
+	r = kpmc_thread_set_config(t, &cfg);
+	return r ? r : count;
+}
+
+/* ---- enable ---- */
+
+static int parse_pid(const char *s, size_t len, pid_t *pid)
+{
+	u64 v;
+
+	if (kpmc_parse_u64(s, len, &v) || v == 0 || v > PID_MAX_LIMIT)
+		return -EINVAL;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+static ssize_t enable_write(struct file *f, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	struct kpmc_thread *t = kpmc_thread_of_current(true);
+	size_t len = count;
+	bool at_exec = false;
+	const char *comma;
+	pid_t pid;
+	char *buf;
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	buf = fetch_write(ubuf, count, "enable", t);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (is_word(buf, count, "1")) {
+		r = kpmc_thread_start_self(t);
+	} else if (is_word(buf, count, "0")) {
+		r = kpmc_thread_stop_self(t);
+	} else if (len > 4 && !memcmp(buf, "pid=", 4)) {
+		comma = memchr(buf, ',', len);
+		if (comma) {
+			if (len - (comma - buf) == 5 && !memcmp(comma, ",exec", 5)) {
+				at_exec = true;
+			} else {
+				kpmc_reject(t, "enable", "'%.*s': unknown option (only ',exec')",
+					    (int)min_t(size_t, 40, len - (comma - buf)), comma);
+				r = -EINVAL;
+				goto out;
+			}
+		}
+		if (parse_pid(buf + 4, (comma ? (size_t)(comma - buf) : len) - 4, &pid)) {
+			kpmc_reject(t, "enable", "'%.*s': bad pid", (int)min_t(size_t, 40, len), buf);
+			r = -EINVAL;
+			goto out;
+		}
+		if (!kpmc_backend) {
+			kpmc_reject(t, "enable", "no supported PMU found: %s", kpmc_no_pmu_reason);
+			r = -ENODEV;
+			goto out;
+		}
+		r = kpmc_thread_attach(t, pid, at_exec);
+	} else {
+		kpmc_reject(t, "enable", "'%.*s': expected 1, 0, pid=N or pid=N,exec",
+			    (int)min_t(size_t, 40, strnlen(buf, len)), buf);
+		r = -EINVAL;
+	}
+out:
+	kfree(buf);
+	return r ? r : count;
+}
+
+/* ---- last_error ---- */
+
+static int last_error_show(struct seq_file *m, void *v)
+{
+	struct kpmc_thread *t = kpmc_thread_of_current(false);
+
+	if (t && t->last_error[0])
+		seq_printf(m, "%s\n", t->last_error);
+	return 0;
+}
+
+/* ---- monitor ---- */
+
+static int monitor_open(struct inode *inode, struct file *f)
+{
+	struct kpmc_thread *t = kpmc_thread_of_current(true);
+	char why[KPMC_ERR_MAX] = "";
+	struct kpmc_session *s;
+
+	if (f->f_mode & FMODE_WRITE)
+		return -EINVAL;
+	s = kpmc_session_open(why, sizeof(why));
+	if (IS_ERR(s)) {
+		kpmc_reject(t, "monitor", "%s", why[0] ? why : "cannot open a session");
+		return PTR_ERR(s);
+	}
+	f->private_data = s;
+	return nonseekable_open(inode, f);
+}
+
+static int monitor_release(struct inode *inode, struct file *f)
+{
+	kpmc_session_close(f->private_data);
+	return 0;
+}
+
+static ssize_t monitor_read(struct file *f, char __user *buf, size_t len, loff_t *ppos)
+{
+	return kpmc_session_read(f->private_data, buf, len, f->f_flags & O_NONBLOCK);
+}
+
+static __poll_t monitor_poll(struct file *f, poll_table *pt)
+{
+	return kpmc_session_poll(f->private_data, f, pt);
+}
+
+/* ---- mm_manager ---- */
+
+static int mm_manager_show(struct seq_file *m, void *v)
+{
+	int active = kpmc_mm_index();
+	unsigned int i;
+
+	for (i = 0; kpmc_mm_table[i]; i++)
+		seq_printf(m, "%u %s%s - %s\n", i, kpmc_mm_table[i]->name,
+			   (int)i == active ? " [active]" : "",
+			   kpmc_mm_table[i]->description);
+	return 0;
+}
+
+static ssize_t mm_manager_write(struct file *f, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	struct kpmc_thread *t = kpmc_thread_of_current(true);
+	size_t len = count;
+	char *buf;
+	u64 idx;
+	int r;
+
+	if (!capable(CAP_SYS_ADMIN)) {
+		kpmc_reject(t, "mm_manager", "changing the monitoring module needs CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+	buf = fetch_write(ubuf, count, "mm_manager", t);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (len <= 9 || memcmp(buf, "activate ", 9) ||
+	    kpmc_parse_u64(buf + 9, len - 9, &idx) || idx > INT_MAX) {
+		kpmc_reject(t, "mm_manager", "'%.*s': expected 'activate N'",
+			    (int)min_t(size_t, 40, strnlen(buf, len)), buf);
+		r = -EINVAL;
+	} else {
+		r = kpmc_mm_activate((unsigned int)idx);
+		if (r == -EINVAL)
+			kpmc_reject(t, "mm_manager", "'%.*s': no monitoring module %llu",
+				    (int)len, buf, idx);
+	}
+	kfree(buf);
+	return r ? r : count;
+}
+
+/* ---- registration ---- */
+
+static int info_open(struct inode *i, struct file *f) { return single_open(f, info_show, NULL); }
+static int config_open(struct inode *i, struct file *f) { return single_open(f, config_show, NULL); }
+static int last_error_open(struct inode *i, struct file *f) { return single_open(f, last_error_show, NULL); }
+static int mm_manager_open(struct inode *i, struct file *f) { return single_open(f, mm_manager_show, NULL); }
+
+static const struct proc_ops info_ops = {
+	.proc_open = info_open, .proc_read = seq_read,
+	.proc_lseek = seq_lseek, .proc_release = single_release,
+};
+
+static const struct proc_ops config_ops = {
+	.proc_open = config_open, .proc_read = seq_read, .proc_write = config_write,
+	.proc_lseek = seq_lseek, .proc_release = single_release,
+};
+
+static const struct proc_ops enable_ops = {
+	.proc_write = enable_write,
+	.proc_lseek = noop_llseek,
+};
+
+static const struct proc_ops last_error_ops = {
+	.proc_open = last_error_open, .proc_read = seq_read,
+	.proc_lseek = seq_lseek, .proc_release = single_release,
+};
+
+static const struct proc_ops monitor_ops = {
+	.proc_open = monitor_open, .proc_release = monitor_release,
+	.proc_read = monitor_read, .proc_poll = monitor_poll,
+	.proc_lseek = no_llseek,
+};
+
+static const struct proc_ops mm_manager_ops = {
+	.proc_open = mm_manager_open, .proc_read = seq_read, .proc_write = mm_manager_write,
+	.proc_lseek = seq_lseek, .proc_release = single_release,
+};
+
+int kpmc_proc_init(void)
+{
+	kpmc_dir = proc_mkdir("kpmc", NULL);
+	if (!kpmc_dir)
+		return -ENOMEM;
+	if (!proc_create("info", 0444, kpmc_dir, &info_ops) ||
+	    !proc_create("config", 0666, kpmc_dir, &config_ops) ||
+	    !proc_create("enable", 0222, kpmc_dir, &enable_ops) ||
+	    !proc_create("last_error", 0444, kpmc_dir, &last_error_ops) ||
+	    !proc_create("monitor", 0444, kpmc_dir, &monitor_ops) ||
+	    !proc_create("mm_manager", 0644, kpmc_dir, &mm_manager_ops)) {
+		proc_remove(kpmc_dir);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void kpmc_proc_exit(void)
+{
+	proc_remove(kpmc_dir);
+}

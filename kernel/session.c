@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Monitoring sessions: the ring of records a reader of /proc/kpmc/monitor
+ * consumes. Producers run on any CPU in any context (scheduler, hard IRQ,
+ * exit), so the ring is guarded by a raw spinlock and readers are woken
+ * through irq_work, never directly from under the runqueue lock.
+ */
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
+#include <linux/moduleparam.h>
+
+#include "kpmc/core.h"
+
+unsigned int kpmc_ring_records = 4096;
+module_param_named(ring_records, kpmc_ring_records, uint, 0644);
+MODULE_PARM_DESC(ring_records, "records per session ring (a power of two)");
+
+/* Records copied out per read() call at most. */
+#define KPMC_READ_BATCH	64
+
+static LIST_HEAD(kpmc_sessions);
+static DEFINE_MUTEX(kpmc_sessions_lock);
+static atomic_t kpmc_sessions_alive = ATOMIC_INIT(0);
+static struct workqueue_struct *kpmc_wq;
+static bool kpmc_unloading;
+
+static void session_wake(struct irq_work *work)
+{
+	struct kpmc_session *s = container_of(work, struct kpmc_session, wake);
+
+	wake_up_interruptible(&s->wait);
+}
+
+static void session_free(struct work_struct *work)
+{
+	struct kpmc_session *s = container_of(work, struct kpmc_session, free_work);
+	u64 used, dropped;
+
+	irq_work_sync(&s->wake);
+	kpmc_session_stats(s, &used, &dropped);
+	if (dropped)
+		pr_info("kpmc: a session ended with %llu records dropped (ring full)\n",
+			dropped);
+	kvfree(s->slots);
+	kfree(s);
+	atomic_dec(&kpmc_sessions_alive);
+	kpmc_pmu_release();
+}
+
+void kpmc_session_get(struct kpmc_session *s)
+{
+	refcount_inc(&s->ref);
+}
+
+/* May be called in any context: the free itself is deferred. */
+void kpmc_session_put(struct kpmc_session *s)
+{
+	if (refcount_dec_and_test(&s->ref))
+		queue_work(kpmc_wq, &s->free_work);
+}
+
+struct kpmc_session *kpmc_session_open(char *why, size_t len)
+{
+	struct kpmc_session *s, *other;
+	int err;
+
+	if (!kpmc_ring_capacity_valid(kpmc_ring_records) || kpmc_ring_records > (1u << 20)) {
+		snprintf(why, len, "ring_records=%u is not a power of two up to 1048576",
+			 kpmc_ring_records);
+		return ERR_PTR(-EINVAL);
+	}
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	s->slots = kvcalloc(kpmc_ring_records, sizeof(*s->slots), GFP_KERNEL);
+	if (!s->slots) {
+		kfree(s);
+		return ERR_PTR(-ENOMEM);
+	}
+	err = kpmc_pmu_acquire(why, len);
+	if (err) {
+		kvfree(s->slots);
+		kfree(s);
+		return ERR_PTR(err);
+	}
+	atomic_inc(&kpmc_sessions_alive);
+	refcount_set(&s->ref, 1);
+	raw_spin_lock_init(&s->lock);
+	s->pos.capacity = kpmc_ring_records;
+	init_waitqueue_head(&s->wait);
+	init_irq_work(&s->wake, session_wake);
+	INIT_WORK(&s->free_work, session_free);
+	s->owner = get_pid(task_pid(current));
+
+	mutex_lock(&kpmc_sessions_lock);
+	list_for_each_entry(other, &kpmc_sessions, node) {
+		if (other->owner == s->owner) {
+			mutex_unlock(&kpmc_sessions_lock);
+			snprintf(why, len, "this thread already has a session open");
+			put_pid(s->owner);
+			kpmc_session_put(s);
+			return ERR_PTR(-EBUSY);
+		}
+	}
+	list_add(&s->node, &kpmc_sessions);
+	mutex_unlock(&kpmc_sessions_lock);
+	return s;
+}
+
+/* The session the calling thread opened, with a reference, or NULL. */
+struct kpmc_session *kpmc_session_of_current(void)
+{
+	struct kpmc_session *s, *found = NULL;
+	struct pid *me = task_pid(current);
+
+	mutex_lock(&kpmc_sessions_lock);
+	list_for_each_entry(s, &kpmc_sessions, node) {
+		if (s->owner == me) {
+			kpmc_session_get(s);
+			found = s;
+			break;
+		}
+	}
+	mutex_unlock(&kpmc_sessions_lock);
+	return found;
+}
+
+/* The reader's file is closed: no more records are kept. */
+void kpmc_session_close(struct kpmc_session *s)
+{
+	unsigned long flags;
+
+	mutex_lock(&kpmc_sessions_lock);
+	list_del(&s->node);
+	mutex_unlock(&kpmc_sessions_lock);
+	put_pid(s->owner);
+	s->owner = NULL;
+	raw_spin_lock_irqsave(&s->lock, flags);
+	s->closed = true;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	kpmc_session_put(s);
+}
+
+void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec)
+{
+	unsigned long flags;
+	bool wake = false;
+	long slot;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	if (!s->closed) {
+		slot = kpmc_ring_reserve(&s->pos);
+		if (slot >= 0) {
+			s->slots[slot] = *rec;
+			kpmc_ring_produced(&s->pos);
+			wake = true;
+		}
+	}
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	if (wake)
+		irq_work_queue(&s->wake);
+}
+
+void kpmc_session_stats(struct kpmc_session *s, u64 *used, u64 *dropped)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	*used = kpmc_ring_used(&s->pos);
+	*dropped = s->pos.dropped;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+}
+
+static u32 take_records(struct kpmc_session *s, struct kpmc_record *out, u32 max)
+{
+	unsigned long flags;
+	u32 n, first, i;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	n = kpmc_ring_peek(&s->pos, max, &first);
+	for (i = 0; i < n; i++)
+		out[i] = s->slots[(first + i) & (s->pos.capacity - 1)];
+	kpmc_ring_consumed(&s->pos, n);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	return n;
+}
+
+static bool has_records(struct kpmc_session *s)
+{
+	u64 used, dropped;
+
+	kpmc_session_stats(s, &used, &dropped);
+	return used > 0;
+}
+
+ssize_t kpmc_session_read(struct kpmc_session *s, char __user *buf, size_t len,
+			  bool nonblock)
+{
+	u32 max = min_t(size_t, len / sizeof(struct kpmc_record), KPMC_READ_BATCH);
+	struct kpmc_record *bounce;
+	ssize_t ret;
+	u32 n;
+
+	if (!max)
+		return -EINVAL;
+	bounce = kmalloc_array(max, sizeof(*bounce), GFP_KERNEL);
+	if (!bounce)
+		return -ENOMEM;
+	for (;;) {
+		if (READ_ONCE(kpmc_unloading)) {
+			ret = -EIO;
+			goto out;
+		}
+		n = take_records(s, bounce, max);
+		if (n)
+			break;
+		if (nonblock) {
+			ret = -EAGAIN;
+			goto out;
+		}
+		ret = wait_event_interruptible(s->wait, has_records(s) ||
+					       READ_ONCE(kpmc_unloading));
+		if (ret)
+			goto out;
+	}
+	ret = n * sizeof(*bounce);
+	if (copy_to_user(buf, bounce, ret))
+		ret = -EFAULT;
+out:
+	kfree(bounce);
+	return ret;
+}
+
+__poll_t kpmc_session_poll(struct kpmc_session *s, struct file *f, poll_table *pt)
+{
+	poll_wait(f, &s->wait, pt);
+	if (READ_ONCE(kpmc_unloading))
+		return EPOLLERR | EPOLLHUP;
+	return has_records(s) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+unsigned int kpmc_sessions_live(void)
+{
+	return atomic_read(&kpmc_sessions_alive);
+}
+
+int kpmc_sessions_init(void)
+{
+	kpmc_wq = alloc_workqueue("kpmc", 0, 0);
+	return kpmc_wq ? 0 : -ENOMEM;
+}
+
+/* Unloading: readers blocked in read() must return before /proc goes away. */
+void kpmc_sessions_shutdown(void)
+{
+	struct kpmc_session *s;
+
+	WRITE_ONCE(kpmc_unloading, true);
+	mutex_lock(&kpmc_sessions_lock);
+	list_for_each_entry(s, &kpmc_sessions, node)
+		wake_up_interruptible_all(&s->wait);
+	mutex_unlock(&kpmc_sessions_lock);
+}
+
+/* Threads are freed: every session reference left is gone or going. */
+void kpmc_sessions_exit(void)
+{
+	if (!kpmc_wq)
+		return;
+	flush_workqueue(kpmc_wq);
+	destroy_workqueue(kpmc_wq);
+	kpmc_wq = NULL;
+	if (atomic_read(&kpmc_sessions_alive))
+		pr_err("kpmc: leak: %d sessions not freed\n",
+		       atomic_read(&kpmc_sessions_alive));
+}

@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-thread monitoring: state created on fork/attach and freed at exit,
+ * counters saved and restored at every context switch, folded into 64-bit
+ * per-thread counts, and records taken on time-based sampling and exit.
+ *
+ * Concurrency: a thread's counting fields (acc, run_ns, ...) are touched
+ * only on the CPU it runs on, with IRQs off (scheduler hooks run so; the exit,
+ * exec and enable paths disable IRQs) — the per-CPU fold timer is the only
+ * other toucher and it is an IRQ on that same CPU. The table of threads is
+ * RCU-read on the hot path and written under kpmc_threads_lock.
+ */
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/hashtable.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/pid.h>
+#include <linux/fs.h>
+#include <linux/moduleparam.h>
+
+#include "kpmc/core.h"
+#include "kpmc/counter.h"
+#include "kpmc/hooks.h"
+
+/*
+ * Folding at least this often keeps 32-bit event counters from wrapping
+ * twice between two reads, even at several events per cycle at 5 GHz.
+ */
+#define KPMC_FOLD_NS	(50 * NSEC_PER_MSEC)
+
+static unsigned long wrap_test_distance;
+module_param(wrap_test_distance, ulong, 0644);
+MODULE_PARM_DESC(wrap_test_distance,
+		 "testing: start every counter this many events before it wraps, at every switch-in (0: off)");
+
+struct kpmc_cpu {
+	struct kpmc_thread *cur;	/* whose counts the counters hold; NULL: stopped */
+	u64 loaded_generation;		/* config in the selectors; 0: none */
+	u64 last_raw[KPMC_MAX_COUNTERS];
+	struct hrtimer timer;		/* folds counters and takes TBS records */
+};
+
+static DEFINE_PER_CPU(struct kpmc_cpu, kpmc_cpus);
+
+#define KPMC_HASH_BITS 10
+static DEFINE_HASHTABLE(kpmc_threads, KPMC_HASH_BITS);
+static DEFINE_RAW_SPINLOCK(kpmc_threads_lock);
+static atomic_t kpmc_threads_live = ATOMIC_INIT(0);
+static atomic_t kpmc_configs_live = ATOMIC_INIT(0);
+static atomic64_t kpmc_config_generation = ATOMIC64_INIT(0);
+/* Threads a monitored parent created that could not be followed (no memory). */
+atomic_t kpmc_threads_lost = ATOMIC_INIT(0);
+
+static struct kpmc_thread *lookup(struct task_struct *task)
+{
+	struct kpmc_thread *t;
+
+	hash_for_each_possible_rcu(kpmc_threads, t, hash, (unsigned long)task)
+		if (t->task == task)
+			return t;
+	return NULL;
+}
+
+void kpmc_shared_config_put(struct kpmc_shared_config *c)
+{
+	if (c && refcount_dec_and_test(&c->ref)) {
+		kfree(c);
+		atomic_dec(&kpmc_configs_live);
+	}
+}
+
+static void free_thread_rcu(struct rcu_head *head)
+{
+	struct kpmc_thread *t = container_of(head, struct kpmc_thread, rcu);
+
+	kpmc_shared_config_put(t->conf);
+	if (t->session)
+		kpmc_session_put(t->session);
+	kfree(t);
+	atomic_dec(&kpmc_threads_live);
+}
+
+static struct kpmc_thread *alloc_thread(struct task_struct *task, gfp_t gfp)
+{
+	struct kpmc_thread *t = kzalloc(sizeof(*t), gfp);
+
+	if (!t)
+		return NULL;
+	atomic_inc(&kpmc_threads_live);
+	t->task = task;
+	t->pid = task_tgid_nr(task);
+	t->tid = task_pid_nr(task);
+	t->state = KPMC_IDLE;
+	return t;
+}
+
+/* ---- the counting path: runs on the thread's CPU with IRQs off ---- */
+
+static void fold(struct kpmc_cpu *c, struct kpmc_thread *t, u64 now)
+{
+	const struct kpmc_hw_config *hw = &t->conf->hw;
+	u64 raw[KPMC_MAX_COUNTERS];
+	unsigned int i;
+
+	kpmc_backend->read(hw, raw);
+	for (i = 0; i < hw->nr; i++) {
+		t->acc[i] += kpmc_counter_delta(raw[i], c->last_raw[i], hw->width_mask[i]);
+		c->last_raw[i] = raw[i];
+	}
+	t->run_ns += now - t->switched_in_ns;
+	t->switched_in_ns = now;
+}
+
+static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
+{
+	const struct kpmc_hw_config *hw = &t->conf->hw;
+	struct kpmc_sample s;
+	struct kpmc_record rec;
+	unsigned int i;
+
+	memset(&s, 0, sizeof(s));
+	s.cfg = &t->conf->cfg;
+	s.counter_mask = hw->mask;
+	s.run_ns = t->run_ns;
+	for (i = 0; i < hw->nr; i++)
+		s.counts[hw->slot[i]] = t->acc[i];
+	kpmc_mm_sample(&s);
+
+	memset(&rec, 0, sizeof(rec));
+	rec.version = KPMC_RECORD_VERSION;
+	rec.size = sizeof(rec);
+	rec.kind = kind;
+	rec.cpu = raw_smp_processor_id();
+	rec.pid = t->pid;
+	rec.tid = t->tid;
+	rec.counter_mask = s.counter_mask;
+	rec.virt_mask = s.virt_mask;
+	rec.nsample = ++t->nsample;
+	rec.run_ns = s.run_ns;
+	memcpy(rec.counts, s.counts, sizeof(rec.counts));
+	memcpy(rec.virt, s.virt, sizeof(rec.virt));
+	kpmc_session_push(t->session, &rec);
+
+	memset(t->acc, 0, sizeof(t->acc));
+	t->run_ns = 0;
+}
+
+static u64 next_due_ns(const struct kpmc_thread *t)
+{
+	u64 tbs = (u64)t->conf->cfg.tbs_ms * NSEC_PER_MSEC;
+
+	if (!tbs)
+		return KPMC_FOLD_NS;
+	if (t->run_ns >= tbs)
+		return 0;
+	return min_t(u64, tbs - t->run_ns, KPMC_FOLD_NS);
+}
+
+/* Put t's counters on this CPU; running: the previous thread's are running. */
+static void switch_in(struct kpmc_cpu *c, struct kpmc_thread *t,
+		      struct kpmc_thread *prev, u64 now)
+{
+	const struct kpmc_hw_config *hw = &t->conf->hw;
+	u64 expires;
+
+	if (unlikely(wrap_test_distance) ||
+	    c->loaded_generation != t->conf->generation) {
+		u64 start[KPMC_MAX_COUNTERS];
+		unsigned int i;
+
+		if (prev)
+			kpmc_backend->stop(&prev->conf->hw);
+		for (i = 0; i < hw->nr; i++)
+			start[i] = (0 - (u64)wrap_test_distance) & hw->width_mask[i];
+		kpmc_backend->load(hw, start);
+		memcpy(c->last_raw, start, hw->nr * sizeof(start[0]));
+		c->loaded_generation = t->conf->generation;
+	} else if (!prev) {
+		kpmc_backend->start(hw);
+	}
+	c->cur = t;
+	t->switched_in_ns = now;
+
+	expires = now + next_due_ns(t);
+	if (!hrtimer_is_queued(&c->timer) ||
+	    ktime_to_ns(hrtimer_get_expires(&c->timer)) > expires)
+		hrtimer_start(&c->timer, ns_to_ktime(expires),
+			      HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+static void switch_out_to_nothing(struct kpmc_cpu *c, struct kpmc_thread *t)
+{
+	kpmc_backend->stop(&t->conf->hw);
+	c->cur = NULL;
+}
+
+void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next)
+{
+	struct kpmc_cpu *c;
+	struct kpmc_thread *tp, *tn;
+	u64 now;
+
+	if (!static_branch_unlikely(&kpmc_monitoring))
+		return;
+	c = this_cpu_ptr(&kpmc_cpus);
+	tp = c->cur;
+	tn = lookup(next);
+	if (tn && tn->state != KPMC_COUNTING)
+		tn = NULL;
+	if (!tp && !tn)
+		return;
+	now = ktime_get_ns();
+	if (tp)
+		fold(c, tp, now);
+	if (tn)
+		switch_in(c, tn, tp, now);
+	else
+		switch_out_to_nothing(c, tp);
+}
+
+static enum hrtimer_restart kpmc_tick(struct hrtimer *timer)
+{
+	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+	struct kpmc_thread *t = c->cur;
+	u64 now, tbs;
+
+	if (!t)
+		return HRTIMER_NORESTART;
+	now = ktime_get_ns();
+	fold(c, t, now);
+	tbs = (u64)t->conf->cfg.tbs_ms * NSEC_PER_MSEC;
+	if (tbs && t->run_ns >= tbs)
+		emit(t, KPMC_REC_TBS);
+	hrtimer_set_expires(timer, ns_to_ktime(now + next_due_ns(t)));
+	return HRTIMER_RESTART;
+}
+
+/* Stop counting t, which is current, and take its last record. */
+static void stop_current(struct kpmc_thread *t, enum kpmc_record_kind kind)
+{
+	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+
+	if (c->cur == t) {
+		fold(c, t, ktime_get_ns());
+		switch_out_to_nothing(c, t);
+	}
+	if (t->state == KPMC_COUNTING)
+		emit(t, kind);
+	t->state = KPMC_IDLE;
+}
+
+/* ---- lifecycle hooks ---- */
+
+void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
+{
+	struct kpmc_thread *p, *t;
+	unsigned long flags;
+
+	if (!static_branch_unlikely(&kpmc_monitoring))
+		return;
+	rcu_read_lock();
+	p = lookup(parent);
+	if (!p || p->state == KPMC_IDLE) {
+		rcu_read_unlock();
+		return;
+	}
+	/* The child is not running yet: nothing can race with its state. */
+	t = alloc_thread(child, GFP_ATOMIC | __GFP_NOWARN);
+	if (!t) {
+		rcu_read_unlock();
+		atomic_inc(&kpmc_threads_lost);
+		return;
+	}
+	t->state = p->state;
+	refcount_inc(&p->conf->ref);
+	t->conf = p->conf;
+	kpmc_session_get(p->session);
+	t->session = p->session;
+	rcu_read_unlock();
+
+	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
+	hash_add_rcu(kpmc_threads, &t->hash, (unsigned long)child);
+	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+}
+
+void kpmc_hook_exec(struct task_struct *task)
+{
+	struct kpmc_thread *t;
+	unsigned long flags;
+
+	if (!static_branch_unlikely(&kpmc_monitoring))
+		return;
+	local_irq_save(flags);
+	t = lookup(task);
+	if (t && t->state == KPMC_ARMED_EXEC) {
+		struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+
+		/* exec may have made a non-leader thread the leader. */
+		t->pid = task_tgid_nr(task);
+		t->tid = task_pid_nr(task);
+		t->state = KPMC_COUNTING;
+		memset(t->acc, 0, sizeof(t->acc));
+		t->run_ns = 0;
+		if (!WARN_ON_ONCE(c->cur))
+			switch_in(c, t, NULL, ktime_get_ns());
+	}
+	local_irq_restore(flags);
+}
+
+void kpmc_hook_exit(struct task_struct *task)
+{
+	struct kpmc_thread *t;
+	unsigned long flags;
+
+	/* Also for idle states (config writers), so this runs without sessions. */
+	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
+	t = lookup(task);
+	if (t)
+		hash_del_rcu(&t->hash);
+	raw_spin_unlock(&kpmc_threads_lock);
+	if (t)
+		stop_current(t, KPMC_REC_EXIT);
+	local_irq_restore(flags);
+	if (t)
+		call_rcu(&t->rcu, free_thread_rcu);
+}
+
+/* ---- control from /proc (process context, the caller's own thread) ---- */
+
+struct kpmc_thread *kpmc_thread_of_current(bool create)
+{
+	struct kpmc_thread *t, *found;
+	unsigned long flags;
+
+	rcu_read_lock();
+	t = lookup(current);
+	rcu_read_unlock();
+	if (t || !create)
+		return t;
+	t = alloc_thread(current, GFP_KERNEL);
+	if (!t)
+		return NULL;
+	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
+	/* An attach from another thread may have beaten us to it. */
+	found = lookup(current);
+	if (!found)
+		hash_add_rcu(kpmc_threads, &t->hash, (unsigned long)current);
+	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+	if (found) {
+		kfree(t);
+		atomic_dec(&kpmc_threads_live);
+		t = found;
+	}
+	return t;
+}
+
+int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config *cfg)
+{
+	struct kpmc_shared_config *c, *old;
+
+	if (t->state != KPMC_IDLE) {
+		kpmc_reject(t, "config",
+			    "monitoring is on: write 0 to /proc/kpmc/enable before changing the configuration");
+		return -EBUSY;
+	}
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	atomic_inc(&kpmc_configs_live);
+	refcount_set(&c->ref, 1);
+	c->generation = atomic64_inc_return(&kpmc_config_generation);
+	c->cfg = *cfg;
+	kpmc_backend->encode(cfg, &c->hw);
+	old = t->conf;
+	t->conf = c;
+	kpmc_shared_config_put(old);
+	return 0;
+}
+
+static int need_config_and_session(struct kpmc_thread *t, struct kpmc_session **s)
+{
+	if (!t->conf) {
+		kpmc_reject(t, "enable", "no configuration: write /proc/kpmc/config first");
+		return -EINVAL;
+	}
+	*s = kpmc_session_of_current();
+	if (!*s) {
+		kpmc_reject(t, "enable", "no session: open /proc/kpmc/monitor first");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int kpmc_thread_start_self(struct kpmc_thread *t)
+{
+	struct kpmc_session *s, *old;
+	unsigned long flags;
+	int err;
+
+	if (t->state != KPMC_IDLE) {
+		kpmc_reject(t, "enable", "this thread is already monitored");
+		return -EBUSY;
+	}
+	err = need_config_and_session(t, &s);
+	if (err)
+		return err;
+	old = t->session;
+	local_irq_save(flags);
+	t->session = s;
+	t->state = KPMC_COUNTING;
+	memset(t->acc, 0, sizeof(t->acc));
+	t->run_ns = 0;
+	switch_in(this_cpu_ptr(&kpmc_cpus), t, NULL, ktime_get_ns());
+	local_irq_restore(flags);
+	if (old)
+		kpmc_session_put(old);
+	return 0;
+}
+
+int kpmc_thread_stop_self(struct kpmc_thread *t)
+{
+	unsigned long flags;
+
+	if (t->state == KPMC_IDLE) {
+		kpmc_reject(t, "enable", "this thread is not monitored");
+		return -EINVAL;
+	}
+	local_irq_save(flags);
+	stop_current(t, KPMC_REC_DETACH);
+	local_irq_restore(flags);
+	return 0;
+}
+
+/*
+ * May the caller monitor task? The rule is ptrace's (PTRACE_MODE_ATTACH,
+ * LSMs included). ptrace_may_access() is not exported to modules, so ask the
+ * kernel the same question it asks on open of /proc/<tid>/mem.
+ */
+static int may_monitor(pid_t tid)
+{
+	char path[32];
+	struct file *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
+	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f) == -ENOENT ? -ESRCH : -EPERM;
+	filp_close(f, NULL);
+	return 0;
+}
+
+int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
+{
+	struct task_struct *task;
+	struct kpmc_session *s;
+	struct kpmc_thread *t;
+	unsigned long flags;
+	int err;
+
+	err = need_config_and_session(owner, &s);
+	if (err)
+		return err;
+	task = get_pid_task(find_vpid(tid), PIDTYPE_PID);
+	err = -ESRCH;
+	if (!task) {
+		kpmc_reject(owner, "enable", "pid=%d: no such thread", tid);
+		goto out_session;
+	}
+	err = -EINVAL;
+	if (task == current) {
+		kpmc_reject(owner, "enable", "pid=%d is the caller itself: write 1 instead", tid);
+		goto out_task;
+	}
+	if (task->flags & PF_KTHREAD) {
+		kpmc_reject(owner, "enable", "pid=%d is a kernel thread", tid);
+		goto out_task;
+	}
+	err = may_monitor(tid);
+	if (err) {
+		kpmc_reject(owner, "enable", "pid=%d: %s", tid, err == -ESRCH ?
+			    "no such thread" : "permission denied (the caller may not ptrace it)");
+		goto out_task;
+	}
+	err = -ENOMEM;
+	t = alloc_thread(task, GFP_KERNEL);
+	if (!t)
+		goto out_task;
+	t->state = at_exec ? KPMC_ARMED_EXEC : KPMC_COUNTING;
+	refcount_inc(&owner->conf->ref);
+	t->conf = owner->conf;
+	t->session = s;
+
+	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
+	/* Ordered with kpmc_hook_exit by the lock: an exiting task is never added. */
+	if (task->flags & PF_EXITING)
+		err = -ESRCH;
+	else if (lookup(task))
+		err = -EBUSY;
+	else
+		err = 0;
+	if (!err)
+		hash_add_rcu(kpmc_threads, &t->hash, (unsigned long)task);
+	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+	put_task_struct(task);
+	if (err) {
+		kpmc_reject(owner, "enable", "pid=%d: %s", tid, err == -EBUSY ?
+			    "already monitored, or configuring itself" : "exiting");
+		/* t holds the session and config references now. */
+		free_thread_rcu(&t->rcu);
+	}
+	return err;
+
+out_task:
+	put_task_struct(task);
+out_session:
+	kpmc_session_put(s);
+	return err;
+}
+
+void kpmc_threads_count(unsigned int *known, unsigned int *counting)
+{
+	struct kpmc_thread *t;
+	unsigned int bkt;
+
+	*known = 0;
+	*counting = 0;
+	rcu_read_lock();
+	hash_for_each_rcu(kpmc_threads, bkt, t, hash) {
+		(*known)++;
+		if (t->state != KPMC_IDLE)
+			(*counting)++;
+	}
+	rcu_read_unlock();
+}
+
+/* ---- module init/exit ---- */
+
+int kpmc_threads_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct kpmc_cpu *c = per_cpu_ptr(&kpmc_cpus, cpu);
+
+		hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
+		c->timer.function = kpmc_tick;
+	}
+	return 0;
+}
+
+static void kpmc_stop_on_this_cpu(void *unused)
+{
+	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+
+	if (c->cur)
+		switch_out_to_nothing(c, c->cur);
+	c->loaded_generation = 0;
+}
+
+/* Hooks are detached: nothing but us touches thread state any more. */
+void kpmc_threads_exit(void)
+{
+	struct kpmc_thread *t;
+	struct hlist_node *tmp;
+	unsigned long flags;
+	unsigned int bkt;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&per_cpu_ptr(&kpmc_cpus, cpu)->timer);
+	on_each_cpu(kpmc_stop_on_this_cpu, NULL, 1);
+
+	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
+	hash_for_each_safe(kpmc_threads, bkt, tmp, t, hash) {
+		hash_del_rcu(&t->hash);
+		call_rcu(&t->rcu, free_thread_rcu);
+	}
+	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+	rcu_barrier();
+
+	if (atomic_read(&kpmc_threads_live) || atomic_read(&kpmc_configs_live))
+		pr_err("kpmc: leak: %d thread states, %d configurations not freed\n",
+		       atomic_read(&kpmc_threads_live), atomic_read(&kpmc_configs_live));
+}

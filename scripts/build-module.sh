@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Build kpmc.ko with kbuild for one target kernel.
+#   scripts/build-module.sh ARCH OUTDIR [KDIR]
+# ARCH: arm64 | x86_64. Without KDIR, the Debian guest kernel's headers
+# (fetched by scripts/fetch-kernels.sh) are used. Sources are mirrored into
+# OUTDIR as symlinks so that several architectures build side by side
+# without objects landing in the source tree.
+set -euo pipefail
+
+arch=${1:?usage: build-module.sh ARCH OUTDIR [KDIR]}
+out=${2:?usage: build-module.sh ARCH OUTDIR [KDIR]}
+kdir=${3:-}
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+case $arch in
+arm64) karch=arm64; cross=aarch64-linux-gnu-; deb=arm64 ;;
+x86_64) karch=x86_64; cross=; deb=amd64 ;;
+*) echo "build-module: unknown arch $arch" >&2; exit 2 ;;
+esac
+if [ "$(uname -m)" = aarch64 ] && [ "$arch" = arm64 ]; then cross=; fi
+
+if [ -z "$kdir" ]; then
+	read -r _ abi root < <("$top/scripts/fetch-kernels.sh" "$deb")
+	if [ "$arch" = arm64 ]; then
+		kdir=$root/usr/src/linux-headers-$abi-arm64
+	else
+		kdir=/usr/src/linux-headers-$abi-amd64
+	fi
+fi
+[ -d "$kdir" ] || { echo "build-module: no kernel build tree at $kdir" >&2; exit 1; }
+
+mkdir -p "$out"
+src=$(cd "$out" && pwd)/src
+rm -rf "$src"
+mkdir -p "$src"
+for d in kernel backends modules include; do
+	cp -rs "$top/$d" "$src/"
+done
+ln -s "$top/Kbuild" "$src/Kbuild"
+make -s -C "$kdir" M="$src" ARCH="$karch" CROSS_COMPILE="$cross" modules
+cp "$src/kpmc.ko" "$out/kpmc.ko"
+echo "build-module: $out/kpmc.ko ($arch, $kdir)"

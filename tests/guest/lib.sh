@@ -1,0 +1,46 @@
+# Shared helpers of the guest tests (busybox sh). Each test reports exactly
+# one line: "KPMC-TEST: PASS name" or "KPMC-TEST: FAIL name: reason".
+
+KO=/kpmc.ko
+BIN=/tests/bin
+OUT=/tmp/kpmc-test
+mkdir -p "$OUT"
+
+pass() { echo "KPMC-TEST: PASS $1"; }
+fail() { echo "KPMC-TEST: FAIL $1: $2"; }
+
+# check NAME CONDITION-OUTPUT: pass if the reason is empty.
+verdict() {
+	if [ -z "$2" ]; then pass "$1"; else fail "$1" "$2"; fi
+}
+
+load() {
+	lsmod | grep -q '^kpmc ' && rmmod kpmc
+	insmod "$KO" "$@"
+}
+
+# Write STRING to FILE with one write(); prints the shell's error, returns its status.
+try_write() {
+	printf '%s' "$2" 2>/dev/null >"$1"
+}
+
+# Per-thread aggregates of a "kpmc -A" output file: "tid value" for column COL
+# of the thread rows (pid tid samples pmc...), sorted by tid.
+thread_column() {
+	awk -v col="$2" '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $2, $col }' "$1" | sort -n
+}
+
+# Sum of column COL over the record rows (nsample pid tid event pmc...) of a trace.
+trace_sum() {
+	awk -v col="$2" '$1 ~ /^[0-9]+$/ && $4 ~ /^[a-z]/ { s += $col } END { printf "%d\n", s }' "$1"
+}
+
+# Number of record rows of kind EVENT in a trace.
+trace_count() {
+	awk -v ev="$2" '$1 ~ /^[0-9]+$/ && $4 == ev { n++ } END { printf "%d\n", n }' "$1"
+}
+
+# The total of column COL for a single-thread program run with -A.
+single_total() {
+	thread_column "$1" "$2" | awk 'NR == 1 { print $2 }'
+}

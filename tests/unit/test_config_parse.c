@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of the config parser, counter arithmetic and ring indices: the
+ * same sources the module is built from. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "kpmc/config.h"
+#include "kpmc/counter.h"
+#include "kpmc/ring.h"
+
+/* A PMU shaped like the QEMU cortex-a57's: a fixed cycle counter + 6 event counters. */
+static int fake_check_event(const struct kpmc_pmu_desc *pmu, unsigned int slot,
+			    uint64_t event, char *why, size_t len)
+{
+	(void)pmu;
+	(void)slot;
+	if (event > 0xffff) {
+		snprintf(why, len, "event 0x%llx does not fit", (unsigned long long)event);
+		return -EINVAL;
+	}
+	if (event == 0x3f) {
+		snprintf(why, len, "event 0x3f is not implemented");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct kpmc_pmu_desc pmu = {
+	.model = "fake",
+	.nr_fixed = 1,
+	.nr_counters = 7,
+	.width = { 64, 32, 32, 32, 32, 32, 32 },
+	.fixed_event = { 0x11 },
+	.fixed_name = { "cycles" },
+	.check_event = fake_check_event,
+};
+
+static int parse(const char *s, struct kpmc_config *c, char *err)
+{
+	return kpmc_config_parse(s, strlen(s), &pmu, c, err, KPMC_ERR_MAX);
+}
+
+static void test_valid_configs(void **state)
+{
+	struct kpmc_config c;
+	char err[KPMC_ERR_MAX], out[KPMC_CONFIG_STR_MAX * 2];
+
+	(void)state;
+	assert_int_equal(parse("pmc0,pmc1=0x8,usr1=1,os1=0", &c, err), 0);
+	assert_int_equal(c.mask, 0x3);
+	assert_int_equal(c.ctr[0].event, 0x11);
+	assert_int_equal(c.ctr[1].event, 0x8);
+	assert_true(c.ctr[1].usr);
+	assert_false(c.ctr[1].os);
+	kpmc_config_format(&c, out, sizeof(out));
+	assert_string_equal(out, "pmc0=0x11,usr0=1,os0=0,pmc1=0x8,usr1=1,os1=0");
+
+	assert_int_equal(parse("pmc6=17,os6=1,usr6=0,tbs=100\n", &c, err), 0);
+	assert_int_equal(c.mask, 1u << 6);
+	assert_int_equal(c.ctr[6].event, 17);
+	assert_false(c.ctr[6].usr);
+	assert_true(c.ctr[6].os);
+	assert_int_equal(c.tbs_ms, 100);
+	kpmc_config_format(&c, out, sizeof(out));
+	assert_string_equal(out, "pmc6=0x11,usr6=0,os6=1,tbs=100");
+
+	assert_int_equal(parse("pmc0=0x11,os0=1", &c, err), 0);
+	assert_true(c.ctr[0].usr && c.ctr[0].os);
+	assert_int_equal(parse("pmc2=0XFFFF", &c, err), 0);
+	assert_int_equal(c.ctr[2].event, 0xffff);
+}
+
+/* Each rejected string, and a word its error message must contain. */
+static const struct {
+	const char *in;
+	const char *msg;
+} bad[] = {
+	{ "", "empty" },
+	{ "\n", "empty" },
+	{ "pmc99=0x8", "out of range" },
+	{ "pmc7=0x8", "out of range" },
+	{ "pmc0=0xzz", "only counts" },
+	{ "pmc1=0xzz", "bad number" },
+	{ "pmc1=", "bad number" },
+	{ "pmc1=0x", "bad number" },
+	{ "pmc1", "needs an event" },
+	{ "pmc0=0x8", "fixed" },
+	{ "pmc1=0x8,pmc1=0x8", "twice" },
+	{ "pmc1=0x8,", "empty token" },
+	{ ",pmc1=0x8", "empty token" },
+	{ "pmc1=0x8,,usr1=1", "empty token" },
+	{ "pmc1=0x8 ", "unexpected character" },
+	{ "pmc1=0x8\n\n", "unexpected character" },
+	{ "foo", "unknown token" },
+	{ "pmc", "unknown token" },
+	{ "pmcx=1", "unknown token" },
+	{ "usr1=1", "no counter" },
+	{ "pmc1=0x8,usr2=1", "not configured" },
+	{ "pmc1=0x8,usr1=2", "0 or 1" },
+	{ "pmc1=0x8,usr1", "0 or 1" },
+	{ "pmc1=0x8,usr1=1,usr1=0", "twice" },
+	{ "pmc1=0x8,usr1=0,os1=0", "no mode" },
+	{ "pmc1=0x10000", "does not fit" },
+	{ "pmc1=0x3f", "not implemented" },
+	{ "pmc1=99999999999999999999999", "bad number" },
+	{ "pmc1=0x8,tbs=abc", "milliseconds" },
+	{ "pmc1=0x8,tbs=86400001", "milliseconds" },
+	{ "pmc1=0x8,tbs=1,tbs=2", "twice" },
+	{ "tbs=100", "no counter" },
+	{ "pmc123456789=1", "too large" },
+	{ "pmc1=-1", "bad number" },
+};
+
+static void test_rejections(void **state)
+{
+	struct kpmc_config c, before;
+	char err[KPMC_ERR_MAX];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&c, 0xa5, sizeof(c));
+		before = c;
+		if (parse(bad[i].in, &c, err) == 0)
+			fail_msg("accepted '%s'", bad[i].in);
+		if (!strstr(err, bad[i].msg))
+			fail_msg("'%s': message '%s' lacks '%s'", bad[i].in, err, bad[i].msg);
+		assert_memory_equal(&c, &before, sizeof(c));
+	}
+}
+
+static void test_nul_and_binary(void **state)
+{
+	struct kpmc_config c;
+	char err[KPMC_ERR_MAX];
+	char junk[4096];
+	const char nul[] = "pmc1=0x8\0pmc2=0x8";
+
+	(void)state;
+	assert_int_equal(kpmc_config_parse(nul, sizeof(nul) - 1, &pmu, &c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "unexpected character"));
+	memset(junk, 'x', sizeof(junk));
+	assert_int_equal(kpmc_config_parse(junk, sizeof(junk), &pmu, &c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "too long"));
+	/* The message quotes at most 40 bytes, printable only. */
+	assert_true(strlen(err) < 100);
+}
+
+static void test_parse_u64(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(kpmc_parse_u64("0", 1, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(kpmc_parse_u64("18446744073709551615", 20, &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(kpmc_parse_u64("18446744073709551616", 20, &v), -EINVAL);
+	assert_int_equal(kpmc_parse_u64("0xffffffffffffffff", 18, &v), 0);
+	assert_int_equal(kpmc_parse_u64("0x1ffffffffffffffff", 19, &v), -EINVAL);
+	assert_int_equal(kpmc_parse_u64("0x", 2, &v), -EINVAL);
+	assert_int_equal(kpmc_parse_u64("", 0, &v), -EINVAL);
+	assert_int_equal(kpmc_parse_u64("12a", 3, &v), -EINVAL);
+}
+
+static void test_counter_delta(void **state)
+{
+	uint64_t m32 = kpmc_width_mask(32), m64 = kpmc_width_mask(64);
+
+	(void)state;
+	assert_true(m32 == 0xffffffffull);
+	assert_true(m64 == UINT64_MAX);
+	assert_true(kpmc_width_mask(48) == 0xffffffffffffull);
+	assert_true(kpmc_counter_delta(150, 100, m32) == 50);
+	/* Wrapped once between the two reads. */
+	assert_true(kpmc_counter_delta(10, 0xfffffff0ull, m32) == 0x1a);
+	assert_true(kpmc_counter_delta(5, UINT64_MAX - 4, m64) == 10);
+	/* Counters narrower than the register: high garbage bits do not leak in. */
+	assert_true(kpmc_counter_delta(0x100000005ull, 0xfffffffbull, m32) == 10);
+}
+
+static void test_ring(void **state)
+{
+	struct kpmc_ring_pos r = { .capacity = 4 };
+	uint32_t first;
+	int i;
+
+	(void)state;
+	assert_false(kpmc_ring_capacity_valid(0));
+	assert_false(kpmc_ring_capacity_valid(6));
+	assert_true(kpmc_ring_capacity_valid(4096));
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(kpmc_ring_reserve(&r), i);
+		kpmc_ring_produced(&r);
+	}
+	assert_int_equal(kpmc_ring_reserve(&r), -1);
+	assert_true(r.dropped == 1);
+	assert_int_equal(kpmc_ring_peek(&r, 3, &first), 3);
+	assert_int_equal(first, 0);
+	kpmc_ring_consumed(&r, 3);
+	/* Next records wrap to slots 0, 1, 2. */
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(kpmc_ring_reserve(&r), i);
+		kpmc_ring_produced(&r);
+	}
+	assert_int_equal(kpmc_ring_reserve(&r), -1);
+	assert_true(r.dropped == 2);
+	assert_int_equal(kpmc_ring_peek(&r, 64, &first), 4);
+	assert_int_equal(first, 3);
+	kpmc_ring_consumed(&r, 4);
+	assert_int_equal(kpmc_ring_peek(&r, 64, &first), 0);
+	/* Positions are free-running: far past 2^32 nothing aliases. */
+	r.head = r.tail = 0xfffffffeull;
+	assert_int_equal(kpmc_ring_reserve(&r), 2);
+	kpmc_ring_produced(&r);
+	assert_true(kpmc_ring_used(&r) == 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid_configs),
+		cmocka_unit_test(test_rejections),
+		cmocka_unit_test(test_nul_and_binary),
+		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_counter_delta),
+		cmocka_unit_test(test_ring),
+	};
+
+	return cmocka_run_group_tests_name("kpmc_core_pure", tests, NULL, NULL);
+}
