@@ -17,7 +17,7 @@
 #include <asm/virt.h>
 #include <asm/perf_event.h>
 
-#include "kpmc/backend.h"
+#include "backends.h"
 
 #define PMUV3_CYCLE_BIT		31
 #define PMUV3_CPU_CYCLES	0x11
@@ -38,18 +38,26 @@ static struct pmuv3 pmuv3;
  * System registers of event counters are named by a constant in the
  * instruction, so the counter number must be a compile-time constant.
  */
-#define PMUV3_EACH_COUNTER(x, stmt)					\
-	do {								\
-		switch (x) {						\
-		case 0: stmt(0); break;  case 1: stmt(1); break;	\
-		case 2: stmt(2); break;  case 3: stmt(3); break;	\
-		case 4: stmt(4); break;  case 5: stmt(5); break;	\
-		case 6: stmt(6); break;  case 7: stmt(7); break;	\
-		case 8: stmt(8); break;  case 9: stmt(9); break;	\
-		case 10: stmt(10); break; case 11: stmt(11); break;	\
-		case 12: stmt(12); break; case 13: stmt(13); break;	\
-		case 14: stmt(14); break;				\
-		}							\
+#define PMUV3_CASE(i, stmt)	case i: stmt(i); break
+#define PMUV3_EACH_COUNTER(x, stmt)		\
+	do {					\
+		switch (x) {			\
+		PMUV3_CASE(0, stmt);		\
+		PMUV3_CASE(1, stmt);		\
+		PMUV3_CASE(2, stmt);		\
+		PMUV3_CASE(3, stmt);		\
+		PMUV3_CASE(4, stmt);		\
+		PMUV3_CASE(5, stmt);		\
+		PMUV3_CASE(6, stmt);		\
+		PMUV3_CASE(7, stmt);		\
+		PMUV3_CASE(8, stmt);		\
+		PMUV3_CASE(9, stmt);		\
+		PMUV3_CASE(10, stmt);		\
+		PMUV3_CASE(11, stmt);		\
+		PMUV3_CASE(12, stmt);		\
+		PMUV3_CASE(13, stmt);		\
+		PMUV3_CASE(14, stmt);		\
+		}				\
 	} while (0)
 
 static u64 read_event_counter(unsigned int n)

@@ -3,11 +3,7 @@
  * The backends built for this architecture, in probe order. Adding a PMU is
  * adding a backend file and a line here; the core never names a backend.
  */
-#include "kpmc/backend.h"
-
-#ifdef CONFIG_ARM64
-extern const struct kpmc_backend kpmc_arm64_pmuv3_backend;
-#endif
+#include "backends.h"
 
 const struct kpmc_backend *const kpmc_backend_table[] = {
 #ifdef CONFIG_ARM64

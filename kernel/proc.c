@@ -334,6 +334,11 @@ static const struct proc_ops mm_manager_ops = {
 	.proc_lseek = seq_lseek, .proc_release = single_release,
 };
 
+/*
+ * config and enable are writable by everyone on purpose: any user may
+ * monitor their own threads (PMCTrack's model); attaching to others is
+ * checked against ptrace rights, global state against capabilities.
+ */
 int kpmc_proc_init(void)
 {
 	kpmc_dir = proc_mkdir("kpmc", NULL);

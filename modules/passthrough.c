@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The default monitoring module: records carry the raw counts, nothing added. */
-#include "kpmc/mm.h"
+#include "modules.h"
 
 const struct kpmc_monitoring_module kpmc_mm_passthrough = {
 	.name = "passthrough",

@@ -7,7 +7,7 @@
  */
 #include <linux/math64.h>
 #include <linux/time64.h>
-#include "kpmc/mm.h"
+#include "modules.h"
 
 static void rates_on_sample(struct kpmc_sample *s)
 {

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The monitoring modules built into kpmc, listed by modules/registry.c. */
+#ifndef KPMC_MODULES_H
+#define KPMC_MODULES_H
+
+#include "kpmc/mm.h"
+
+extern const struct kpmc_monitoring_module kpmc_mm_passthrough;
+extern const struct kpmc_monitoring_module kpmc_mm_rates;
+
+#endif /* KPMC_MODULES_H */
