@@ -68,5 +68,7 @@ printf 'activate 77' 2>/dev/null >/proc/kpmc/mm_manager
 dmesg | grep -q "kpmc: mm_manager: 'activate 77': no monitoring module 77" || r="$r; no dmesg line naming 'activate 77'"
 printf 'pid=1,exe' 2>/dev/null >/proc/kpmc/enable
 dmesg | grep -q "kpmc: enable: .*',exe'" || r="$r; no dmesg line naming ',exe'"
-grep -q "exe" /proc/kpmc/last_error || r="$r; last_error does not name ',exe'"
+# last_error is per thread: read it from this shell, not a child process.
+read -r le </proc/kpmc/last_error
+case $le in *",exe'"*) ;; *) r="$r; last_error '$le' does not name ',exe'" ;; esac
 verdict bad_input_named_in_dmesg "$r"

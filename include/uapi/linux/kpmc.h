@@ -10,15 +10,7 @@
 #ifndef _UAPI_LINUX_KPMC_H
 #define _UAPI_LINUX_KPMC_H
 
-#ifdef __KERNEL__
 #include <linux/types.h>
-#else
-#include <stdint.h>
-typedef uint8_t __u8;
-typedef uint16_t __u16;
-typedef uint32_t __u32;
-typedef uint64_t __u64;
-#endif
 
 #define KPMC_RECORD_VERSION	1
 

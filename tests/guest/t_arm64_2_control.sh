@@ -35,7 +35,8 @@ verdict arm64_unprivileged_limits "$r"
 # rmmod while a monitored program runs: the module goes, the program finishes,
 # kpmc says why its trace ended.
 r=""
-kpmc -c "$CFG" -T 0.05 -- "$BIN/loop" 200000000 >$OUT/rmmod.txt 2>&1 &
+# 2e9 instructions: 2 s of guest time, so the rmmod lands mid-run.
+kpmc -c "$CFG" -T 0.05 -- "$BIN/loop" 1000000000 >$OUT/rmmod.txt 2>&1 &
 kp=$!
 sleep 1
 rmmod kpmc || r="rmmod failed while monitoring;"
@@ -61,7 +62,7 @@ st=$?
 sleep 0.2
 grep -q '^threads_monitored: 0' /proc/kpmc/info || r="$r threads still monitored: $(grep threads_ /proc/kpmc/info);"
 grep -q '^sessions: 0' /proc/kpmc/info || r="$r sessions left: $(grep sessions /proc/kpmc/info);"
-kpmc -A -c "$CFG" -- "$BIN/loop" 5000000 >$OUT/after_kill.txt 2>&1 || r="$r kpmc fails after the kill;"
+kpmc -A -c "$CFG" -- "$BIN/loop" 3000000 >$OUT/after_kill.txt 2>&1 || r="$r kpmc fails after the kill;"
 [ "$(single_total $OUT/after_kill.txt 5)" = "$(single_total $OUT/n.txt 5)" ] || r="$r count after kill differs;"
 verdict arm64_kill9_mid_run "$r"
 
@@ -75,7 +76,8 @@ kpmc -c "$CFG" -- "$BIN/loop" 1000 >$OUT/busy.txt 2>&1 && r="kpmc ran while perf
 grep -q "in use by perf" $OUT/busy.txt || r="$r no 'in use by perf' message: $(cat $OUT/busy.txt);"
 wait $ph
 grep -q "running=0" $OUT/perfhold1.txt && r="$r perf's own event never ran;"
-kpmc -c "$CFG" -T 0.05 -- "$BIN/loop" 300000000 >$OUT/kpmc_first.txt 2>&1 &
+# 3 s of guest time: perfhold's whole second falls inside it.
+kpmc -c "$CFG" -T 0.05 -- "$BIN/loop" 1500000000 >$OUT/kpmc_first.txt 2>&1 &
 kp=$!
 sleep 0.5
 "$BIN/perfhold" 1 >$OUT/perfhold2.txt 2>&1

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Boot a kpmc guest under QEMU/TCG and capture its serial console.
+#   scripts/boot-guest.sh ARCH INITRD LOGFILE [MODE] [TIMEOUT_S]
+# Exit 0 when the guest printed its done marker, 124 on timeout, 1 otherwise.
+set -uo pipefail
+arch=${1:?usage: boot-guest.sh ARCH INITRD LOG [MODE] [TIMEOUT]}
+initrd=${2:?}
+log=${3:?}
+mode=${4:-test}
+limit=${5:-${KPMC_GUEST_TIMEOUT:-900}}
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+case $arch in
+arm64)
+	read -r _ _ root < <("$top/scripts/fetch-kernels.sh" arm64)
+	kernel=$(ls "$root"/boot/vmlinuz-*)
+	# -icount shift=0: the emulated PMU counts exactly (1 instruction = 1 ns = 1 cycle).
+	cmd=(qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -icount shift=0 -m 512 -smp 1
+		-kernel "$kernel" -initrd "$initrd"
+		-append "console=ttyAMA0 quiet panic=-1 kpmc.mode=$mode")
+	;;
+x86_64)
+	read -r _ _ root < <("$top/scripts/fetch-kernels.sh" amd64)
+	kernel=$(ls "$root"/boot/vmlinuz-*)
+	cmd=(qemu-system-x86_64 -accel tcg -m 512 -smp 1
+		-kernel "$kernel" -initrd "$initrd"
+		-append "console=ttyS0 quiet panic=-1 oops=panic kpmc.mode=$mode"
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+	;;
+*) echo "boot-guest: unknown arch $arch" >&2; exit 2 ;;
+esac
+cmd+=(-nographic -no-reboot)
+
+mkdir -p "$(dirname "$log")"
+if [ "$mode" = demo ] || [ "${KPMC_VERBOSE:-0}" = 1 ]; then
+	timeout "$limit" "${cmd[@]}" </dev/null 2>&1 | tee "$log" | tr -d '\r' | grep -av 'KPMC-GUEST-DONE'
+	rc=${PIPESTATUS[0]}
+else
+	timeout "$limit" "${cmd[@]}" </dev/null >"$log" 2>&1
+	rc=$?
+fi
+if [ $rc -eq 124 ]; then
+	echo "boot-guest: $arch guest timed out after ${limit}s" >&2
+	exit 124
+fi
+if ! grep -aq 'KPMC-GUEST-DONE' "$log"; then
+	echo "boot-guest: $arch guest ended (qemu rc=$rc) without its done marker" >&2
+	exit 1
+fi
+exit 0

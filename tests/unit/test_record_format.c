@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of the CLI's pure parts: record checks, trace rows, the
+ * event-to-counter header, per-thread aggregation, -T parsing. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "aggregate.h"
+#include "options.h"
+#include "record_format.h"
+
+static struct kpmc_record make_record(uint32_t pid, uint32_t tid, unsigned int kind,
+				      uint64_t n, uint64_t c0, uint64_t c1)
+{
+	struct kpmc_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.version = KPMC_RECORD_VERSION;
+	r.size = sizeof(r);
+	r.kind = (uint8_t)kind;
+	r.pid = pid;
+	r.tid = tid;
+	r.nsample = n;
+	r.counter_mask = 0x3;
+	r.counts[0] = c0;
+	r.counts[1] = c1;
+	return r;
+}
+
+static void test_record_check(void **state)
+{
+	struct kpmc_record r = make_record(1, 1, KPMC_REC_TBS, 1, 0, 0);
+	char why[256];
+
+	(void)state;
+	assert_int_equal(kpmc_record_check(&r, why, sizeof(why)), 0);
+	r.version = 2;
+	assert_int_equal(kpmc_record_check(&r, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "version 2"));
+	r.version = KPMC_RECORD_VERSION;
+	r.size = 12;
+	assert_int_equal(kpmc_record_check(&r, why, sizeof(why)), -1);
+	r.size = sizeof(r);
+	r.counter_mask = 1u << KPMC_MAX_COUNTERS;
+	assert_int_equal(kpmc_record_check(&r, why, sizeof(why)), -1);
+	r.counter_mask = 1;
+	r.virt_mask = 1u << KPMC_MAX_VIRT;
+	assert_int_equal(kpmc_record_check(&r, why, sizeof(why)), -1);
+}
+
+static void test_rows(void **state)
+{
+	struct kpmc_columns cols = { .counter_mask = 0x3, .virt_mask = 0x1 };
+	struct kpmc_record r = make_record(120, 121, KPMC_REC_TBS, 3, 100000000, 99999999);
+	char line[512], kind[16];
+
+	(void)state;
+	kpmc_format_header(&cols, line, sizeof(line));
+	assert_string_equal(line, "nsample     pid     tid   event           pmc0           pmc1          virt0");
+	r.virt_mask = 1;
+	r.virt[0] = 42;
+	kpmc_format_row(&cols, &r, line, sizeof(line));
+	assert_string_equal(line, "      3     120     121    tick      100000000       99999999             42");
+	r.kind = KPMC_REC_EXIT;
+	r.counter_mask = 0x1;
+	r.virt_mask = 0;
+	kpmc_format_row(&cols, &r, line, sizeof(line));
+	assert_string_equal(line, "      3     120     121    exit      100000000              -              -");
+	assert_string_equal(kpmc_record_kind_name(KPMC_REC_DETACH, kind, sizeof(kind)), "detach");
+	assert_string_equal(kpmc_record_kind_name(9, kind, sizeof(kind)), "k9");
+	/* Truncation is safe and reports the full length. */
+	assert_true(kpmc_format_row(&cols, &r, line, 8) > 8);
+	assert_int_equal(strlen(line), 7);
+}
+
+static void test_mappings(void **state)
+{
+	char out[512];
+	uint32_t mask = 0;
+
+	(void)state;
+	assert_true(kpmc_format_mappings("pmc0=0x11,usr0=1,os0=0,pmc1=0x8,usr1=1,os1=1,pmc3=0x3,usr3=0,os3=1,tbs=100\n",
+					 out, sizeof(out), &mask) > 0);
+	assert_string_equal(out, "[Event-to-counter mappings]\n"
+				 "pmc0=0x11 (user)\n"
+				 "pmc1=0x8 (user+kernel)\n"
+				 "pmc3=0x3 (kernel)\n");
+	assert_int_equal(mask, 0xb);
+	assert_int_equal(kpmc_format_mappings("none\n", out, sizeof(out), &mask), -1);
+	assert_int_equal(kpmc_format_mappings("pmc1=zz", out, sizeof(out), &mask), -1);
+	assert_int_equal(kpmc_format_mappings("pmc99=1", out, sizeof(out), &mask), -1);
+	assert_int_equal(kpmc_format_mappings("", out, sizeof(out), &mask), -1);
+	assert_int_equal(kpmc_format_mappings("tbs=5", out, sizeof(out), &mask), -1);
+}
+
+static void test_aggregate(void **state)
+{
+	struct kpmc_totals t = { 0 };
+	struct kpmc_record r;
+	char *out;
+	size_t need;
+
+	(void)state;
+	/* Out of order tids, two processes. */
+	r = make_record(10, 12, KPMC_REC_TBS, 1, 5, 50);
+	assert_int_equal(kpmc_totals_add(&t, &r), 0);
+	r = make_record(10, 10, KPMC_REC_EXIT, 1, 1, 10);
+	assert_int_equal(kpmc_totals_add(&t, &r), 0);
+	r = make_record(10, 12, KPMC_REC_EXIT, 2, 7, 70);
+	assert_int_equal(kpmc_totals_add(&t, &r), 0);
+	r = make_record(20, 20, KPMC_REC_EXIT, 1, 100, 1000);
+	assert_int_equal(kpmc_totals_add(&t, &r), 0);
+	assert_int_equal(t.nr, 3);
+	assert_int_equal(t.threads[0].tid, 10);
+	assert_int_equal(t.threads[1].tid, 12);
+	assert_true(t.threads[1].counts[0] == 12 && t.threads[1].counts[1] == 120);
+	assert_true(t.threads[1].records == 2);
+
+	need = kpmc_totals_format(&t, 0x3, NULL, 0) + 1;
+	out = malloc(need);
+	assert_non_null(out);
+	kpmc_totals_format(&t, 0x3, out, need);
+	assert_string_equal(out,
+		"    pid     tid samples           pmc0           pmc1\n"
+		"     10      10       1              1             10\n"
+		"     10      12       2             12            120\n"
+		"     20      20       1            100           1000\n"
+		"  total      10       3             13            130\n"
+		"  total      20       1            100           1000\n");
+	free(out);
+
+	/* Many threads: the table grows and stays sorted. */
+	for (uint32_t i = 1000; i > 0; i--) {
+		r = make_record(30, 5000 + i, KPMC_REC_EXIT, 1, i, i);
+		assert_int_equal(kpmc_totals_add(&t, &r), 0);
+	}
+	assert_int_equal(t.nr, 1003);
+	for (size_t i = 1; i < t.nr; i++)
+		assert_true(t.threads[i - 1].tid < t.threads[i].tid);
+	kpmc_totals_free(&t);
+}
+
+static void test_period(void **state)
+{
+	char out[64];
+
+	(void)state;
+	assert_int_equal(kpmc_parse_period_ms("0.1"), 100);
+	assert_int_equal(kpmc_parse_period_ms("2"), 2000);
+	assert_int_equal(kpmc_parse_period_ms("0.005"), 5);
+	assert_int_equal(kpmc_parse_period_ms("1.5000"), 1500);
+	assert_int_equal(kpmc_parse_period_ms(".25"), 250);
+	assert_int_equal(kpmc_parse_period_ms("86400"), 86400000);
+	assert_int_equal(kpmc_parse_period_ms("0"), -1);
+	assert_int_equal(kpmc_parse_period_ms("0.0001"), -1);
+	assert_int_equal(kpmc_parse_period_ms("86401"), -1);
+	assert_int_equal(kpmc_parse_period_ms("-1"), -1);
+	assert_int_equal(kpmc_parse_period_ms("1s"), -1);
+	assert_int_equal(kpmc_parse_period_ms(""), -1);
+	assert_int_equal(kpmc_parse_period_ms("."), -1);
+	assert_int_equal(kpmc_parse_period_ms("1e3"), -1);
+
+	assert_int_equal(kpmc_build_config("pmc0", 100, out, sizeof(out)), 12);
+	assert_string_equal(out, "pmc0,tbs=100");
+	assert_int_equal(kpmc_build_config("pmc0", 0, out, sizeof(out)), 4);
+	assert_string_equal(out, "pmc0");
+	assert_int_equal(kpmc_build_config("pmc0,pmc1=0x8", 5, out, 8), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_check),
+		cmocka_unit_test(test_rows),
+		cmocka_unit_test(test_mappings),
+		cmocka_unit_test(test_aggregate),
+		cmocka_unit_test(test_period),
+	};
+
+	return cmocka_run_group_tests_name("kpmc_cli_pure", tests, NULL, NULL);
+}

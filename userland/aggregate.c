@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "aggregate.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct kpmc_thread_total *find_or_insert(struct kpmc_totals *t, uint32_t pid,
+						uint32_t tid)
+{
+	size_t lo = 0, hi = t->nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->threads[mid].tid == tid)
+			return &t->threads[mid];
+		if (t->threads[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct kpmc_thread_total *n = realloc(t->threads, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		t->threads = n;
+		t->cap = cap;
+	}
+	memmove(&t->threads[lo + 1], &t->threads[lo], (t->nr - lo) * sizeof(t->threads[0]));
+	memset(&t->threads[lo], 0, sizeof(t->threads[0]));
+	t->threads[lo].pid = pid;
+	t->threads[lo].tid = tid;
+	t->nr++;
+	return &t->threads[lo];
+}
+
+int kpmc_totals_add(struct kpmc_totals *t, const struct kpmc_record *rec)
+{
+	struct kpmc_thread_total *th = find_or_insert(t, rec->pid, rec->tid);
+	unsigned int i;
+
+	if (!th)
+		return -1;
+	th->records++;
+	th->run_ns += rec->run_ns;
+	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
+		if (rec->counter_mask & (1u << i))
+			th->counts[i] += rec->counts[i];
+	return 0;
+}
+
+void kpmc_totals_free(struct kpmc_totals *t)
+{
+	free(t->threads);
+	memset(t, 0, sizeof(*t));
+}
+
+static void put(char *out, size_t len, size_t *used, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void put(char *out, size_t len, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out + (*used < len ? *used : len), *used < len ? len - *used : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*used += (size_t)n;
+}
+
+static void put_counts(char *out, size_t len, size_t *used, uint32_t mask,
+		       const uint64_t *counts)
+{
+	unsigned int i;
+
+	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
+		if (mask & (1u << i))
+			put(out, len, used, " %14llu", (unsigned long long)counts[i]);
+	put(out, len, used, "\n");
+}
+
+size_t kpmc_totals_format(const struct kpmc_totals *t, uint32_t counter_mask,
+			  char *out, size_t len)
+{
+	size_t used = 0, i, j;
+	unsigned int c;
+	char name[16];
+
+	if (len)
+		out[0] = '\0';
+	put(out, len, &used, "%7s %7s %7s", "pid", "tid", "samples");
+	for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+		if (counter_mask & (1u << c)) {
+			snprintf(name, sizeof(name), "pmc%u", c);
+			put(out, len, &used, " %14s", name);
+		}
+	put(out, len, &used, "\n");
+	for (i = 0; i < t->nr; i++) {
+		const struct kpmc_thread_total *th = &t->threads[i];
+
+		put(out, len, &used, "%7u %7u %7llu", th->pid, th->tid,
+		    (unsigned long long)th->records);
+		put_counts(out, len, &used, counter_mask, th->counts);
+	}
+	/* Per process, in order of each process's first (lowest) tid. */
+	for (i = 0; i < t->nr; i++) {
+		uint64_t sum[KPMC_MAX_COUNTERS] = { 0 }, records = 0;
+		uint32_t pid = t->threads[i].pid;
+		int seen = 0;
+
+		for (j = 0; j < i && !seen; j++)
+			seen = t->threads[j].pid == pid;
+		if (seen)
+			continue;
+		for (j = i; j < t->nr; j++) {
+			if (t->threads[j].pid != pid)
+				continue;
+			records += t->threads[j].records;
+			for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+				sum[c] += t->threads[j].counts[c];
+		}
+		put(out, len, &used, "%7s %7u %7llu", "total", pid, (unsigned long long)records);
+		put_counts(out, len, &used, counter_mask, sum);
+	}
+	return used;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Per-thread totals of a trace (kpmc -A). Pure: no I/O. */
+#ifndef KPMC_AGGREGATE_H
+#define KPMC_AGGREGATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uapi/linux/kpmc.h>
+
+struct kpmc_thread_total {
+	uint32_t pid, tid;
+	uint64_t records;
+	uint64_t counts[KPMC_MAX_COUNTERS];
+	uint64_t run_ns;
+};
+
+struct kpmc_totals {
+	struct kpmc_thread_total *threads;	/* sorted by tid */
+	size_t nr, cap;
+};
+
+/* Add one record to its thread's totals; -1 when out of memory. */
+int kpmc_totals_add(struct kpmc_totals *t, const struct kpmc_record *rec);
+void kpmc_totals_free(struct kpmc_totals *t);
+
+/*
+ * Print the totals: one row per thread, then one "total" row per process.
+ * Returns the length written (may exceed len: the output was truncated).
+ */
+size_t kpmc_totals_format(const struct kpmc_totals *t, uint32_t counter_mask,
+			  char *out, size_t len);
+
+#endif

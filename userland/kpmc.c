@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kpmc: run or attach to a program and print its per-thread counts, read
+ * from the kpmc kernel module through /proc/kpmc.
+ *
+ *   kpmc -c CONFIG [-T SECS] [-o FILE] [-A] -- PROG ARGS...
+ *   kpmc -c CONFIG [-T SECS] [-o FILE] [-A] -p TID
+ *   kpmc -I
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "aggregate.h"
+#include "options.h"
+#include "record_format.h"
+
+#define PROC_DIR "/proc/kpmc"
+#define READ_BATCH 64
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kpmc -c CONFIG [-T SECS] [-o FILE] [-A] -- PROG [ARGS...]\n"
+		"       kpmc -c CONFIG [-T SECS] [-o FILE] [-A] -p TID\n"
+		"       kpmc -I\n"
+		"  -c CONFIG  counters, PMCTrack raw syntax: pmc0,pmc1=0x8,usr1=1,os1=0\n"
+		"  -T SECS    time-based sampling period in seconds (e.g. 0.1)\n"
+		"  -o FILE    write the trace to FILE\n"
+		"  -A         print only per-thread totals at the end\n"
+		"  -p TID     attach to a running thread (and the threads it creates)\n"
+		"  -I         print /proc/kpmc/info\n");
+}
+
+static int module_loaded(void)
+{
+	struct stat st;
+
+	if (stat(PROC_DIR, &st) == 0)
+		return 1;
+	fprintf(stderr, "kpmc: the kpmc kernel module is not loaded (no %s); load it with insmod kpmc.ko\n",
+		PROC_DIR);
+	return 0;
+}
+
+/* The kernel's reason for this thread's last rejected write, or strerror. */
+static void kernel_reason(int err, char *buf, size_t len)
+{
+	FILE *f = fopen(PROC_DIR "/last_error", "r");
+
+	buf[0] = '\0';
+	if (f) {
+		if (!fgets(buf, (int)len, f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	if (!buf[0])
+		snprintf(buf, len, "%s", strerror(err));
+}
+
+/* One write() of s to a /proc/kpmc file; on failure print what and why. */
+static int proc_write(const char *file, const char *s, const char *what)
+{
+	char path[64], reason[256];
+	int fd, err = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), PROC_DIR "/%s", file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+	} else {
+		n = write(fd, s, strlen(s));
+		if (n < 0)
+			err = errno;
+		close(fd);
+	}
+	if (!err)
+		return 0;
+	kernel_reason(err, reason, sizeof(reason));
+	fprintf(stderr, "kpmc: %s: %s\n", what, reason);
+	return -1;
+}
+
+static int print_info(void)
+{
+	char buf[4096];
+	FILE *f;
+	size_t n;
+
+	if (!module_loaded())
+		return 1;
+	f = fopen(PROC_DIR "/info", "r");
+	if (!f) {
+		perror("kpmc: " PROC_DIR "/info");
+		return 1;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, stdout);
+	fclose(f);
+	return 0;
+}
+
+struct trace {
+	FILE *out;
+	int aggregate;
+	struct kpmc_columns cols;
+	int header_done;
+	struct kpmc_totals totals;
+	int bad;
+};
+
+static void trace_record(struct trace *t, const struct kpmc_record *rec)
+{
+	char line[1024], why[256];
+
+	if (kpmc_record_check(rec, why, sizeof(why))) {
+		if (!t->bad++)
+			fprintf(stderr, "kpmc: %s\n", why);
+		return;
+	}
+	if (t->aggregate) {
+		if (kpmc_totals_add(&t->totals, rec))
+			fprintf(stderr, "kpmc: out of memory aggregating\n");
+		return;
+	}
+	if (!t->header_done) {
+		t->cols.virt_mask = rec->virt_mask;
+		kpmc_format_header(&t->cols, line, sizeof(line));
+		fprintf(t->out, "%s\n", line);
+		t->header_done = 1;
+	}
+	kpmc_format_row(&t->cols, rec, line, sizeof(line));
+	fprintf(t->out, "%s\n", line);
+}
+
+/* Read what is there (or wait, if blocking); 0 on EOF/EAGAIN, -1 on error. */
+static int drain(int fd, struct trace *t)
+{
+	struct kpmc_record recs[READ_BATCH];
+	ssize_t n, i;
+
+	for (;;) {
+		n = read(fd, recs, sizeof(recs));
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		if (n == 0)
+			return 0;
+		for (i = 0; i < n / (ssize_t)sizeof(recs[0]); i++)
+			trace_record(t, &recs[i]);
+	}
+}
+
+static int child_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+/* Is the attached thread still there? */
+static int thread_alive(pid_t tid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", tid);
+	return stat(path, &st) == 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *config = NULL, *outfile = NULL;
+	char fullcfg[1024], normalized[1024], mappings[2048];
+	struct trace t = { 0 };
+	long tbs_ms = 0;
+	pid_t attach = 0, child = 0;
+	int opt, mon, gate[2] = { -1, -1 }, status = 0, rc = 0, unloaded = 0;
+	FILE *f;
+
+	while ((opt = getopt(argc, argv, "+c:T:o:Ap:Ih")) != -1) {
+		switch (opt) {
+		case 'c':
+			if (config) {
+				fprintf(stderr, "kpmc: one -c configuration per run (event sets come later)\n");
+				return 2;
+			}
+			config = optarg;
+			break;
+		case 'T':
+			tbs_ms = kpmc_parse_period_ms(optarg);
+			if (tbs_ms < 0) {
+				fprintf(stderr, "kpmc: -T '%s': want a period in seconds, at least 0.001 and at most 86400\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			outfile = optarg;
+			break;
+		case 'A':
+			t.aggregate = 1;
+			break;
+		case 'p': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v <= 0) {
+				fprintf(stderr, "kpmc: -p '%s': want a thread id\n", optarg);
+				return 2;
+			}
+			attach = (pid_t)v;
+			break;
+		}
+		case 'I':
+			return print_info();
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!config || (!attach && optind >= argc) || (attach && optind < argc)) {
+		usage(stderr);
+		return 2;
+	}
+	if (kpmc_build_config(config, tbs_ms, fullcfg, sizeof(fullcfg)) < 0) {
+		fprintf(stderr, "kpmc: configuration too long\n");
+		return 2;
+	}
+	if (!module_loaded())
+		return 1;
+
+	/* Opening the monitor file creates this thread's session. */
+	mon = open(PROC_DIR "/monitor", O_RDONLY | O_CLOEXEC);
+	if (mon < 0) {
+		char reason[256];
+
+		kernel_reason(errno, reason, sizeof(reason));
+		fprintf(stderr, "kpmc: cannot start a monitoring session: %s\n", reason);
+		return 1;
+	}
+	if (proc_write("config", fullcfg, "configuration rejected"))
+		return 1;
+	f = fopen(PROC_DIR "/config", "r");
+	if (!f || !fgets(normalized, sizeof(normalized), f) ||
+	    kpmc_format_mappings(normalized, mappings, sizeof(mappings), &t.cols.counter_mask) < 0) {
+		fprintf(stderr, "kpmc: cannot read back the configuration\n");
+		return 1;
+	}
+	fclose(f);
+
+	t.out = stdout;
+	if (outfile) {
+		t.out = fopen(outfile, "w");
+		if (!t.out) {
+			fprintf(stderr, "kpmc: %s: %s\n", outfile, strerror(errno));
+			return 1;
+		}
+	}
+
+	if (attach) {
+		char req[64];
+
+		snprintf(req, sizeof(req), "pid=%d", attach);
+		if (proc_write("enable", req, "cannot attach"))
+			return 1;
+	} else {
+		/* The child waits on the gate so counting can be armed before its exec. */
+		if (pipe2(gate, O_CLOEXEC)) {
+			perror("kpmc: pipe");
+			return 1;
+		}
+		child = fork();
+		if (child < 0) {
+			perror("kpmc: fork");
+			return 1;
+		}
+		if (child == 0) {
+			char c;
+
+			close(gate[1]);
+			if (read(gate[0], &c, 1) != 1)
+				_exit(126);	/* the parent gave up */
+			execvp(argv[optind], argv + optind);
+			fprintf(stderr, "kpmc: cannot run %s: %s\n", argv[optind], strerror(errno));
+			_exit(127);
+		}
+		close(gate[0]);
+		{
+			char req[64];
+
+			snprintf(req, sizeof(req), "pid=%d,exec", child);
+			if (proc_write("enable", req, "cannot enable monitoring")) {
+				kill(child, SIGKILL);
+				waitpid(child, NULL, 0);
+				return 1;
+			}
+		}
+		if (write(gate[1], "g", 1) != 1) {
+			perror("kpmc: releasing the program");
+			kill(child, SIGKILL);
+		}
+		close(gate[1]);
+	}
+
+	signal(SIGINT, on_sigint);
+	fputs(mappings, t.out);
+	fputs("[Event counts]\n", t.out);
+	fcntl(mon, F_SETFL, O_NONBLOCK);
+	for (;;) {
+		struct pollfd p = { .fd = mon, .events = POLLIN };
+		int done;
+
+		if (!unloaded) {
+			poll(&p, 1, 100);
+			if (drain(mon, &t) < 0) {
+				fprintf(stderr, "kpmc: monitoring ended: the kpmc module was unloaded\n");
+				unloaded = 1;
+			}
+		}
+		if (attach) {
+			done = interrupted || !thread_alive(attach);
+		} else {
+			pid_t w = waitpid(child, &status, unloaded ? 0 : WNOHANG);
+
+			done = w == child;
+			if (w < 0 && errno != EINTR) {
+				perror("kpmc: waitpid");
+				return 1;
+			}
+		}
+		if (done)
+			break;
+	}
+	/* The exit records were queued before the parent could see the exit. */
+	if (!unloaded && drain(mon, &t) < 0)
+		fprintf(stderr, "kpmc: monitoring ended: the kpmc module was unloaded\n");
+	close(mon);
+
+	if (t.aggregate) {
+		size_t need = kpmc_totals_format(&t.totals, t.cols.counter_mask, NULL, 0) + 1;
+		char *buf = malloc(need);
+
+		if (buf) {
+			kpmc_totals_format(&t.totals, t.cols.counter_mask, buf, need);
+			fputs(buf, t.out);
+			free(buf);
+		}
+		kpmc_totals_free(&t.totals);
+	}
+	if (t.out != stdout)
+		fclose(t.out);
+	rc = attach ? 0 : child_status(status);
+	return t.bad ? 1 : rc;
+}

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "record_format.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int kpmc_record_check(const struct kpmc_record *rec, char *why, size_t len)
+{
+	if (rec->version != KPMC_RECORD_VERSION || rec->size != sizeof(*rec)) {
+		snprintf(why, len,
+			 "record version %u size %u, this kpmc reads version %u size %zu: rebuild the CLI and the module together",
+			 rec->version, rec->size, KPMC_RECORD_VERSION, sizeof(*rec));
+		return -1;
+	}
+	if (rec->counter_mask >> KPMC_MAX_COUNTERS || rec->virt_mask >> KPMC_MAX_VIRT) {
+		snprintf(why, len, "record with counter mask 0x%x, virtual mask 0x%x out of range",
+			 rec->counter_mask, rec->virt_mask);
+		return -1;
+	}
+	return 0;
+}
+
+const char *kpmc_record_kind_name(unsigned int kind, char *buf, size_t len)
+{
+	switch (kind) {
+	case KPMC_REC_TBS:
+		return "tick";
+	case KPMC_REC_EXIT:
+		return "exit";
+	case KPMC_REC_DETACH:
+		return "detach";
+	}
+	snprintf(buf, len, "k%u", kind);
+	return buf;
+}
+
+/* Append with snprintf semantics; keeps a running length even when truncated. */
+static void put(char *out, size_t len, size_t *used, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void put(char *out, size_t len, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out + (*used < len ? *used : len), *used < len ? len - *used : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*used += (size_t)n;
+}
+
+int kpmc_format_header(const struct kpmc_columns *cols, char *out, size_t len)
+{
+	size_t used = 0;
+	unsigned int i;
+	char name[16];
+
+	if (len)
+		out[0] = '\0';
+	put(out, len, &used, "%7s %7s %7s %7s", "nsample", "pid", "tid", "event");
+	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
+		if (cols->counter_mask & (1u << i)) {
+			snprintf(name, sizeof(name), "pmc%u", i);
+			put(out, len, &used, " %14s", name);
+		}
+	for (i = 0; i < KPMC_MAX_VIRT; i++)
+		if (cols->virt_mask & (1u << i)) {
+			snprintf(name, sizeof(name), "virt%u", i);
+			put(out, len, &used, " %14s", name);
+		}
+	return (int)used;
+}
+
+int kpmc_format_row(const struct kpmc_columns *cols, const struct kpmc_record *rec,
+		    char *out, size_t len)
+{
+	size_t used = 0;
+	unsigned int i;
+	char kind[16];
+
+	if (len)
+		out[0] = '\0';
+	put(out, len, &used, "%7llu %7u %7u %7s", (unsigned long long)rec->nsample,
+	    rec->pid, rec->tid, kpmc_record_kind_name(rec->kind, kind, sizeof(kind)));
+	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
+		if (cols->counter_mask & (1u << i)) {
+			if (rec->counter_mask & (1u << i))
+				put(out, len, &used, " %14llu", (unsigned long long)rec->counts[i]);
+			else
+				put(out, len, &used, " %14s", "-");
+		}
+	for (i = 0; i < KPMC_MAX_VIRT; i++)
+		if (cols->virt_mask & (1u << i)) {
+			if (rec->virt_mask & (1u << i))
+				put(out, len, &used, " %14llu", (unsigned long long)rec->virt[i]);
+			else
+				put(out, len, &used, " %14s", "-");
+		}
+	return (int)used;
+}
+
+/* Parse "<word><index>=<value>" into index and value; 0 on success. */
+static int parse_indexed(const char *tok, const char *word, unsigned int *idx,
+			 unsigned long long *val)
+{
+	size_t wl = strlen(word);
+	char *end;
+	unsigned long i;
+
+	if (strncmp(tok, word, wl) || tok[wl] < '0' || tok[wl] > '9')
+		return -1;
+	i = strtoul(tok + wl, &end, 10);
+	if (*end != '=' || i >= KPMC_MAX_COUNTERS || !end[1])
+		return -1;
+	*val = strtoull(end + 1, &end, 0);
+	if (*end)
+		return -1;
+	*idx = (unsigned int)i;
+	return 0;
+}
+
+int kpmc_format_mappings(const char *normalized, char *out, size_t len,
+			 uint32_t *counter_mask)
+{
+	unsigned long long event[KPMC_MAX_COUNTERS] = { 0 };
+	int usr[KPMC_MAX_COUNTERS] = { 0 }, os[KPMC_MAX_COUNTERS] = { 0 };
+	char buf[1024], *tok, *save = NULL;
+	unsigned long long v;
+	uint32_t mask = 0;
+	unsigned int i;
+	size_t used = 0, n = strlen(normalized);
+
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, normalized, n + 1);
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!parse_indexed(tok, "pmc", &i, &v)) {
+			mask |= 1u << i;
+			event[i] = v;
+		} else if (!parse_indexed(tok, "usr", &i, &v) && v <= 1) {
+			usr[i] = (int)v;
+		} else if (!parse_indexed(tok, "os", &i, &v) && v <= 1) {
+			os[i] = (int)v;
+		} else if (strncmp(tok, "tbs=", 4)) {
+			return -1;
+		}
+	}
+	if (!mask)
+		return -1;
+	if (len)
+		out[0] = '\0';
+	put(out, len, &used, "[Event-to-counter mappings]\n");
+	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
+		if (mask & (1u << i))
+			put(out, len, &used, "pmc%u=0x%llx (%s)\n", i, event[i],
+			    usr[i] && os[i] ? "user+kernel" : usr[i] ? "user" :
+			    os[i] ? "kernel" : "no mode");
+	*counter_mask = mask;
+	return (int)used;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Decoding and printing kpmc records, PMCTrack style. Pure: no I/O. */
+#ifndef KPMC_RECORD_FORMAT_H
+#define KPMC_RECORD_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uapi/linux/kpmc.h>
+
+/* Columns of a trace: the counters of the configuration, then virtual counters. */
+struct kpmc_columns {
+	uint32_t counter_mask;
+	uint32_t virt_mask;
+};
+
+/* 0 if rec is a record this CLI understands, else a reason in why. */
+int kpmc_record_check(const struct kpmc_record *rec, char *why, size_t len);
+
+const char *kpmc_record_kind_name(unsigned int kind, char *buf, size_t len);
+
+/* "nsample pid tid event pmcN... virtN..." */
+int kpmc_format_header(const struct kpmc_columns *cols, char *out, size_t len);
+int kpmc_format_row(const struct kpmc_columns *cols, const struct kpmc_record *rec,
+		    char *out, size_t len);
+
+/*
+ * The "[Event-to-counter mappings]" lines for a normalized configuration
+ * ("pmc0=0x11,usr0=1,os0=0,pmc1=0x8,...,tbs=100"); fills the counter mask.
+ * Returns the length written, or -1 if the string is malformed.
+ */
+int kpmc_format_mappings(const char *normalized, char *out, size_t len,
+			 uint32_t *counter_mask);
+
+#endif
