@@ -37,6 +37,6 @@ for d in kernel backends modules include; do
 	cp -rs "$top/$d" "$src/"
 done
 ln -s "$top/Kbuild" "$src/Kbuild"
-make -s -C "$kdir" M="$src" ARCH="$karch" CROSS_COMPILE="$cross" modules
+make -s -C "$kdir" M="$src" ARCH="$karch" CROSS_COMPILE="${CROSS_COMPILE-$cross}" modules
 cp "$src/kpmc.ko" "$out/kpmc.ko"
 echo "build-module: $out/kpmc.ko ($arch, $kdir)"
