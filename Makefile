@@ -6,7 +6,8 @@
 #                   module for a real kernel (build/custom/kpmc.ko)
 #   make test       install deps, build, unit tests, both guests; "N passed, N failed"
 #   make demo       install deps, build, boot the arm64 guest, trace a workload
-#   make bench      reserved for bench/ (see issues)
+#   make bench      one arm64 guest boot: kpmc vs perf vs nothing, tables (bench/run.sh)
+#   make bench-smoke the same driver on tiny inputs (part of make test)
 SHELL := /bin/bash
 BUILD := $(CURDIR)/build
 GUEST_ARCHES := arm64 x86_64
@@ -16,7 +17,7 @@ CROSS_x86_64 :=
 PROGS := loop runas perfhold
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
-	test demo module clean
+	test demo module clean bench bench-smoke
 
 all: modules userland progs
 
@@ -59,15 +60,30 @@ unit:
 guest-arm64 guest-x86_64: guest-%: stage
 	scripts/run-guest-tests.sh $* $(BUILD)/$*/root $(BUILD)/$*/run
 
+bench: stage
+	bench/run.sh full
+
+# Benchmarks never fail on a figure; the smoke run fails only if the driver,
+# the guest or a monitored run broke.
+bench-smoke: stage
+	@mkdir -p $(BUILD)/bench
+	@if bench/run.sh smoke >$(BUILD)/bench/smoke.out 2>&1; then \
+		echo "bench-smoke: PASS"; echo "1 0" >$(BUILD)/bench/result; \
+	else \
+		tail -n 30 $(BUILD)/bench/smoke.out; echo "bench-smoke: FAIL"; echo "0 1" >$(BUILD)/bench/result; \
+	fi
+
 # Every stage runs even if an earlier one failed, so one run shows everything;
 # the summary line decides.
 test: deps
-	@rm -f $(BUILD)/unit/result $(BUILD)/*/run/result
+	@rm -f $(BUILD)/unit/result $(BUILD)/*/run/result $(BUILD)/bench/result
 	-@$(MAKE) --no-print-directory all
 	-@$(MAKE) --no-print-directory unit
 	-@$(MAKE) --no-print-directory guest-arm64
 	-@$(MAKE) --no-print-directory guest-x86_64
-	@scripts/test-summary.sh $(BUILD)/unit/result $(BUILD)/arm64/run/result $(BUILD)/x86_64/run/result
+	-@$(MAKE) --no-print-directory bench-smoke
+	@scripts/test-summary.sh $(BUILD)/unit/result $(BUILD)/arm64/run/result \
+		$(BUILD)/x86_64/run/result $(BUILD)/bench/result
 
 demo: deps stage
 	scripts/mkinitramfs.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/demo.cpio.gz

@@ -22,6 +22,17 @@ unsigned int kpmc_ring_records = 4096;
 module_param_named(ring_records, kpmc_ring_records, uint, 0644);
 MODULE_PARM_DESC(ring_records, "records per session ring (a power of two)");
 
+/*
+ * Waking the reader for every record would cost a context switch pair per
+ * record (more than producing it). Like perf's wakeup_events/watermark, the
+ * reader is woken once the ring is a quarter full, and otherwise at most
+ * wakeup_ms after the first record it has not been told about.
+ */
+static unsigned int kpmc_wakeup_ms = 20;
+module_param_named(wakeup_ms, kpmc_wakeup_ms, uint, 0644);
+MODULE_PARM_DESC(wakeup_ms,
+		 "longest delay between a record and the reader's wakeup (0: wake for every record)");
+
 /* Records copied out per read() call at most. */
 #define KPMC_READ_BATCH	64
 
@@ -38,11 +49,24 @@ static void session_wake(struct irq_work *work)
 	wake_up_interruptible(&s->wait);
 }
 
+static enum hrtimer_restart session_wake_timer(struct hrtimer *timer)
+{
+	struct kpmc_session *s = container_of(timer, struct kpmc_session, wake_timer);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	s->wake_armed = false;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	wake_up_interruptible(&s->wait);
+	return HRTIMER_NORESTART;
+}
+
 static void session_free(struct work_struct *work)
 {
 	struct kpmc_session *s = container_of(work, struct kpmc_session, free_work);
 	u64 used, dropped;
 
+	hrtimer_cancel(&s->wake_timer);
 	irq_work_sync(&s->wake);
 	kpmc_session_stats(s, &used, &dropped);
 	if (dropped)
@@ -96,6 +120,9 @@ struct kpmc_session *kpmc_session_open(char *why, size_t len)
 	s->pos.capacity = kpmc_ring_records;
 	init_waitqueue_head(&s->wait);
 	init_irq_work(&s->wake, session_wake);
+	hrtimer_init(&s->wake_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	s->wake_timer.function = session_wake_timer;
+	s->wake_mark = max(1u, kpmc_ring_records / 4);
 	INIT_WORK(&s->free_work, session_free);
 	s->owner = get_pid(task_pid(current));
 
@@ -150,8 +177,9 @@ void kpmc_session_close(struct kpmc_session *s)
 
 void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec)
 {
+	unsigned int delay_ms = READ_ONCE(kpmc_wakeup_ms);
+	bool wake = false, arm = false;
 	unsigned long flags;
-	bool wake = false;
 	long slot;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
@@ -160,12 +188,18 @@ void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec)
 		if (slot >= 0) {
 			s->slots[slot] = *rec;
 			kpmc_ring_produced(&s->pos);
-			wake = true;
 		}
+		/* A full ring (slot < 0) must be drained now. */
+		if (slot < 0 || !delay_ms || kpmc_ring_used(&s->pos) >= s->wake_mark)
+			wake = true;
+		else if (!s->wake_armed)
+			arm = s->wake_armed = true;
 	}
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	if (wake)
 		irq_work_queue(&s->wake);
+	else if (arm)
+		hrtimer_start(&s->wake_timer, ms_to_ktime(delay_ms), HRTIMER_MODE_REL_SOFT);
 }
 
 void kpmc_session_stats(struct kpmc_session *s, u64 *used, u64 *dropped)

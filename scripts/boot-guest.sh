@@ -8,6 +8,8 @@ initrd=${2:?}
 log=${3:?}
 mode=${4:-test}
 limit=${5:-${KPMC_GUEST_TIMEOUT:-900}}
+# Extra kernel command-line words for the guest's scripts (e.g. kpmc.bench=smoke).
+extra=${KPMC_GUEST_APPEND:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 case $arch in
@@ -17,14 +19,14 @@ arm64)
 	# -icount shift=0: the emulated PMU counts exactly (1 instruction = 1 ns = 1 cycle).
 	cmd=(qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -icount shift=0 -m 512 -smp 1
 		-kernel "$kernel" -initrd "$initrd"
-		-append "console=ttyAMA0 quiet panic=-1 kpmc.mode=$mode")
+		-append "console=ttyAMA0 quiet panic=-1 kpmc.mode=$mode $extra")
 	;;
 x86_64)
 	read -r _ _ root < <("$top/scripts/fetch-kernels.sh" amd64)
 	kernel=$(ls "$root"/boot/vmlinuz-*)
 	cmd=(qemu-system-x86_64 -accel tcg -m 512 -smp 1
 		-kernel "$kernel" -initrd "$initrd"
-		-append "console=ttyS0 quiet panic=-1 oops=panic kpmc.mode=$mode"
+		-append "console=ttyS0 quiet panic=-1 oops=panic kpmc.mode=$mode $extra"
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04)
 	;;
 *) echo "boot-guest: unknown arch $arch" >&2; exit 2 ;;

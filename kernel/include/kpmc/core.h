@@ -11,6 +11,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/irq_work.h>
+#include <linux/hrtimer.h>
 #include <linux/workqueue.h>
 #include <linux/rcupdate.h>
 #include <linux/jump_label.h>
@@ -43,6 +44,9 @@ struct kpmc_session {
 	bool closed;			/* the reader closed its file */
 	wait_queue_head_t wait;
 	struct irq_work wake;		/* wake readers from scheduler context */
+	struct hrtimer wake_timer;	/* batched wakeup: at most wakeup_ms late */
+	bool wake_armed;		/* wake_timer started, not yet fired; under lock */
+	u32 wake_mark;			/* records in the ring that wake at once */
 	struct work_struct free_work;	/* free in process context */
 };
 

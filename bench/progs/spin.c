@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spin N MODE [ARG]: a CPU-bound loop of N iterations (2 instructions each),
+ * optionally sampled by perf the way `perf record` samples:
+ *   none            no perf (run it under kpmc -T to measure kpmc's TBS)
+ *   perf-tbs MS     every MS ms of task clock, a sample that reads a group
+ *                   holding INST_RETIRED (user mode): perf's analogue of TBS
+ *   perf-ebs PERIOD a sample every PERIOD user-mode CPU_CYCLES (raw 0x11: on
+ *                   the cycle counter, whose overflow IRQs QEMU delivers on
+ *                   time under -icount; at shift=0 cycles = instructions)
+ * A second thread plays perf record: it drains the mmap ring, counting
+ * samples, when woken by perf's watermark (a quarter of the ring, as kpmc
+ * wakes its reader) or every 20 ms (kpmc's default wakeup_ms).
+ *
+ * Prints: KPMC-BENCH spin n=N mode=M arg=A ns=T samples=S lost=L
+ */
+#include <poll.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "benchutil.h"
+
+#define RING_PAGES 64
+
+static volatile int done;
+static struct perf_event_mmap_page *meta;
+static size_t page;
+static int leader = -1;
+static uint64_t nsamples, nlost;
+
+static void drain(void)
+{
+	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = meta->data_tail;
+	const char *data = (const char *)meta + page;
+	uint64_t size = (uint64_t)RING_PAGES * page;
+
+	while (tail < head) {
+		struct perf_event_header h;
+		uint64_t off = tail % size;
+
+		/* Headers are 8-byte aligned in a power-of-two ring: never split. */
+		memcpy(&h, data + off, sizeof(h));
+		if (h.type == PERF_RECORD_SAMPLE)
+			nsamples++;
+		else if (h.type == PERF_RECORD_LOST) {
+			uint64_t lost[2];
+
+			memcpy(lost, data + (off + sizeof(h)) % size, sizeof(lost));
+			nlost += lost[1];
+		}
+		tail += h.size;
+	}
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static void *consumer(void *arg)
+{
+	struct pollfd p = { .fd = leader, .events = POLLIN };
+
+	(void)arg;
+	while (!done) {
+		if (poll(&p, 1, 20) < 0)
+			break;
+		drain();
+	}
+	drain();
+	return NULL;
+}
+
+static void open_sampler(const char *mode, long arg)
+{
+	struct perf_event_attr a;
+	int member;
+
+	if (!strcmp(mode, "perf-tbs")) {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_TASK_CLOCK;
+		a.sample_period = (uint64_t)arg * 1000000ull;
+		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ;
+		a.read_format = PERF_FORMAT_GROUP;
+	} else {
+		bench_perf_attr(&a, 0x11, 0);
+		a.sample_period = (uint64_t)arg;
+		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ;
+		a.read_format = PERF_FORMAT_GROUP;
+	}
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	page = (size_t)sysconf(_SC_PAGESIZE);
+	a.watermark = 1;
+	a.wakeup_watermark = (uint32_t)(RING_PAGES * page / 4);
+	a.disabled = 1;
+	leader = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (leader < 0) {
+		perror("spin: perf_event_open (sampler)");
+		exit(1);
+	}
+	if (!strcmp(mode, "perf-tbs")) {
+		bench_perf_attr(&a, 0x08, 0);
+		member = (int)syscall(SYS_perf_event_open, &a, 0, -1, leader, 0);
+		if (member < 0) {
+			perror("spin: perf_event_open (group member)");
+			exit(1);
+		}
+	}
+	meta = mmap(NULL, (RING_PAGES + 1) * page, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    leader, 0);
+	if (meta == MAP_FAILED) {
+		perror("spin: mmap perf ring");
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode;
+	pthread_t th;
+	uint64_t t0, t1;
+	long n, arg = 0, i;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: spin N none|perf-tbs MS|perf-ebs PERIOD\n");
+		return 2;
+	}
+	n = bench_arg(argv[1], "N");
+	mode = argv[2];
+	if (strcmp(mode, "none")) {
+		if ((strcmp(mode, "perf-tbs") && strcmp(mode, "perf-ebs")) || argc != 4) {
+			fprintf(stderr, "usage: spin N none|perf-tbs MS|perf-ebs PERIOD\n");
+			return 2;
+		}
+		arg = bench_arg(argv[3], "period");
+		if (!arg) {
+			fprintf(stderr, "spin: the period must be > 0\n");
+			return 2;
+		}
+		open_sampler(mode, arg);
+		if (pthread_create(&th, NULL, consumer, NULL)) {
+			fprintf(stderr, "spin: pthread_create failed\n");
+			return 1;
+		}
+	}
+	t0 = bench_now_ns();
+	if (leader >= 0)
+		ioctl(leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+	for (i = n; i > 0; i--)
+		__asm__ volatile("" : "+r"(i));
+	if (leader >= 0)
+		ioctl(leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+	t1 = bench_now_ns();
+	if (leader >= 0) {
+		done = 1;
+		pthread_join(th, NULL);
+	}
+	printf("KPMC-BENCH spin n=%ld mode=%s arg=%ld ns=%llu samples=%llu lost=%llu\n",
+	       n, mode, arg, (unsigned long long)(t1 - t0),
+	       (unsigned long long)nsamples, (unsigned long long)nlost);
+	return 0;
+}

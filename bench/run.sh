@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# kpmc benchmarks: boot the arm64 guest once, run every benchmark under no
+# monitoring, perf and kpmc, print the tables and keep the raw figures.
+#   bench/run.sh [full|smoke]
+# The raw KPMC-BENCH lines go to build/bench/results/<UTC time>-<scale>.txt
+# (machine-readable: one "key=value" figure set per line), the tables to
+# stdout and next to it as .table. Exit status: 0 if the guest ran and the
+# context-switch table could be computed and no run failed; never depends on
+# a figure's value.
+set -euo pipefail
+scale=${1:-full}
+case $scale in full|smoke) ;; *) echo "usage: bench/run.sh [full|smoke]" >&2; exit 2 ;; esac
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$top/build
+work=$build/bench
+cross=aarch64-linux-gnu-
+cflags="-std=gnu11 -Wall -Wextra -Werror -O2"
+
+mkdir -p "$work/bin" "$work/results"
+for p in pingpong spawn spin selfread; do
+	${cross}gcc -static $cflags -o "$work/bin/$p" "$top/bench/progs/$p.c" -lpthread
+done
+gcc $cflags -I"$top/include" -I"$top/userland" -o "$work/fmtbench" \
+	"$top/bench/progs/fmtbench.c" "$top/userland/record_format.c" "$top/userland/aggregate.c"
+
+# The arm64 test root (module, CLI, static programs) plus the bench programs.
+root=$work/root
+rm -rf "$root"
+cp -a "$build/arm64/root" "$root"
+cp "$work/bin/"* "$root/tests/bin/"
+cp "$top/bench/guest/bench.sh" "$root/tests/guest/bench.sh"
+"$top/scripts/mkinitramfs.sh" arm64 "$root" "$work/bench.cpio.gz"
+
+log=$work/guest-$scale.log
+start=$(date +%s)
+KPMC_GUEST_APPEND="kpmc.bench=$scale" \
+	"$top/scripts/boot-guest.sh" arm64 "$work/bench.cpio.gz" "$log" bench 1500
+echo "bench: guest ran $(($(date +%s) - start)) s" >&2
+
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+res=$work/results/$stamp-$scale.txt
+{
+	echo "# kpmc bench $scale, $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown), $stamp"
+	tr -d '\r' <"$log" | grep -a '^KPMC-BENCH'
+	"$work/fmtbench" $([ "$scale" = smoke ] && echo 20000 || echo 1000000)
+} >"$res"
+grep -q '^KPMC-BENCH-END' "$res" || { echo "bench: the guest did not finish the benchmarks (see $log)" >&2; exit 1; }
+awk -f "$top/bench/report.awk" "$res" | tee "${res%.txt}.table"
+echo "bench: raw figures in $res" >&2
+if grep -q '^KPMC-BENCH-ERROR' "$res"; then
+	echo "bench: some runs failed (KPMC-BENCH-ERROR lines in $res)" >&2
+	exit 1
+fi
