@@ -14,7 +14,7 @@ GUEST_ARCHES := arm64 x86_64
 USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2
 CROSS_arm64 := aarch64-linux-gnu-
 CROSS_x86_64 :=
-PROGS := loop runas perfhold
+PROGS := loop runas perfhold wakeups
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
 	test demo module clean bench bench-smoke
@@ -41,7 +41,7 @@ progs:
 		mkdir -p $(BUILD)/$$a/progs; \
 		cc=gcc; [ $$a = arm64 ] && cc=$(CROSS_arm64)gcc; \
 		for p in $(PROGS); do \
-			$$cc -static $(USER_CFLAGS) -o $(BUILD)/$$a/progs/$$p tests/progs/$$p.c -lpthread || exit 1; \
+			$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/$$p tests/progs/$$p.c -lpthread || exit 1; \
 		done; \
 	done
 

@@ -47,7 +47,7 @@ function added(v) {
 		keep(id, kv($0, "ns_per_round"))
 	else if (bench ~ /^spawn_/)
 		keep(id, kv($0, "ns_per_spawn"))
-	else if (bench == "spin" || bench == "spin_ebs") {
+	else if (bench == "spin" || bench == "spin_ebs" || bench == "spin_count") {
 		if (bench == "spin_ebs")
 			id = id SUBSEP kv($0, "arg")
 		keep(id SUBSEP "ns", kv($0, "ns"))
@@ -99,22 +99,26 @@ END {
 		       num(b), num(p), num(k), num(pa), num(ka), ratio(ka, pa)
 	}
 
-	printf "\n3. Sampling a CPU-bound loop, guest ns added per sample (records read by a consumer)\n"
+	printf "\n3. Sampling a CPU-bound loop: guest ns added per sample, against the same tool counting\n"
 	printf "%-28s %12s %9s %14s %8s\n", "mode", "loop ns", "samples", "ns/sample", "ratio"
 	b = get("spin" S "base" S "0" S "ns")
+	pc = get("spin_count" S "perf" S "1" S "ns")
+	kc = get("spin_count" S "kpmc" S "1" S "ns")
 	printf "%-28s %12s %9s %14s %8s\n", "none", num(b), "0", "-", "-"
+	printf "%-28s %12s %9s %14s %8s\n", "perf: counting only", num(pc), "0", "-", "-"
+	printf "%-28s %12s %9s %14s %8s\n", "kpmc: counting only", num(kc), "0", "-", "-"
 	pn = get("spin" S "perf" S "1" S "ns"); ps = get("spin" S "perf" S "1" S "samples")
 	kn = get("spin" S "kpmc" S "1" S "ns"); ks = get("spin" S "kpmc" S "1" S "samples")
-	pa = (pn != "" && b != "" && ps > 0) ? (pn - b) / ps : ""
-	ka = (kn != "" && b != "" && ks > 0) ? (kn - b) / ks : ""
+	pa = (pn != "" && pc != "" && ps > 0) ? (pn - pc) / ps : ""
+	ka = (kn != "" && kc != "" && ks > 0) ? (kn - kc) / ks : ""
 	printf "%-28s %12s %9s %14s %8s\n", "perf: task-clock 1 ms", num(pn), num(ps), added(pa), "-"
 	printf "%-28s %12s %9s %14s %8s\n", "kpmc: TBS 1 ms (-T 0.001)", num(kn), num(ks), added(ka),
-	       ratio(ka, pa)
+	       (ka >= 0 && pa > 0) ? ratio(ka, pa) : "n/a"
 	split("100000 1000000 10000000", periods, " ")
 	for (i = 1; i <= 3; i++) {
 		pn = get("spin_ebs" S "perf" S "1" S periods[i] S "ns")
 		ps = get("spin_ebs" S "perf" S "1" S periods[i] S "samples")
-		pa = (pn != "" && b != "" && ps > 0) ? (pn - b) / ps : ""
+		pa = (pn != "" && pc != "" && ps > 0) ? (pn - pc) / ps : ""
 		printf "%-28s %12s %9s %14s %8s\n", "perf: EBS every " periods[i], num(pn), num(ps),
 		       added(pa), "-"
 		printf "%-28s %12s %9s %14s %8s\n", "kpmc: EBS every " periods[i], "n/a", "n/a",

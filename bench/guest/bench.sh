@@ -14,15 +14,19 @@ done
 if [ "$scale" = smoke ]; then
 	ROUNDS=300 SPAWNS=30 SPIN=2000000 READS=1000 REPS=1
 else
-	ROUNDS=20000 SPAWNS=1000 SPIN=50000000 READS=20000 REPS=3
+	ROUNDS=20000 SPAWNS=1000 SPIN=150000000 READS=20000 REPS=5
 fi
 echo "KPMC-BENCH-INFO scale=$scale rounds=$ROUNDS spawns=$SPAWNS spin=$SPIN reads=$READS reps=$REPS kernel=$(uname -r)"
 
 insmod /kpmc.ko || { echo "KPMC-BENCH-ERROR insmod failed"; exit 1; }
 
-# tag BENCH TOOL CTRS REP: add the run's identity to a program's result line.
+# tag TOOL CTRS REP: add the run's identity to a program's result line, then
+# let the deferred work of the run just ended (RCU callbacks, kworkers, the
+# session's free) run before the next. (Each program also spins 10 ms before
+# it measures, for the work deferred while the CPU idled.)
 tag() {
 	sed -n "s/^KPMC-BENCH \([a-z_]*\) /KPMC-BENCH \1 tool=$1 ctrs=$2 rep=$3 /p"
+	sleep 0.2
 }
 
 # kpmc configuration counting INST_RETIRED on event counters 1..N, user mode,
@@ -43,6 +47,11 @@ under_kpmc() {
 	shift
 	kpmc -c "$(kpmc_cfg "$n")" -o $OUT/trace.txt "$@" >$OUT/prog.txt 2>$OUT/kpmc.err ||
 		echo "KPMC-BENCH-ERROR kpmc $*: $(tail -n 2 $OUT/kpmc.err)"
+}
+
+# Records of the one thread of a "kpmc -A" output (pid tid records pmc...).
+agg_records() {
+	awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { n = $3 } END { printf "%d", n }' $OUT/trace.txt
 }
 
 rep=1
@@ -66,10 +75,21 @@ while [ $rep -le $REPS ]; do
 	done
 
 	# 3. Sampling a CPU-bound loop: time-based every 1 ms of on-CPU time.
+	# Each tool's sampling runs are compared with its own counting-only run.
 	$BIN/spin $SPIN none | tag base 0 $rep
+	$BIN/spin $SPIN perf-count | sed "s/^KPMC-BENCH spin /KPMC-BENCH spin_count /" | tag perf 1 $rep
+	under_kpmc 1 -- $BIN/spin $SPIN none
+	sed "s/^KPMC-BENCH spin /KPMC-BENCH spin_count /" $OUT/prog.txt | tag kpmc 1 $rep
 	$BIN/spin $SPIN perf-tbs 1 | tag perf 1 $rep
-	under_kpmc 1 -T 0.001 -- $BIN/spin $SPIN none
-	ticks=$(awk '$4 == "tick" { n++ } END { printf "%d", n }' $OUT/trace.txt)
+	# kpmc samples the whole program: its samples in the loop are those of
+	# the run less those of a run without the loop (start-up and warm-up).
+	# -A: the CLI only adds records up (as the perf consumer only counts
+	# them), so the figure is the kernel's cost, not text formatting.
+	under_kpmc 1 -A -T 0.001 -- $BIN/spin 0 none
+	ticks0=$(agg_records)
+	sleep 0.2
+	under_kpmc 1 -A -T 0.001 -- $BIN/spin $SPIN none
+	ticks=$(($(agg_records) - ticks0))
 	sed "s/ samples=0 / samples=$ticks /" $OUT/prog.txt | tag kpmc 1 $rep
 	# Event-based sampling: perf only until kpmc's EBS lands.
 	for p in 100000 1000000 10000000; do

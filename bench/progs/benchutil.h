@@ -27,6 +27,19 @@ static inline uint64_t bench_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Spin 10 ms of guest time before measuring: the kernel work deferred while
+ * the CPU idled (RCU callbacks, timers, kworkers) runs at the first ticks
+ * after idle, and would otherwise land in whichever run starts first.
+ */
+static inline void bench_warmup(void)
+{
+	uint64_t end = bench_now_ns() + 10000000ull;
+
+	while (bench_now_ns() < end)
+		;
+}
+
 static inline void bench_perf_attr(struct perf_event_attr *attr, uint64_t raw_event,
 				   int inherit)
 {

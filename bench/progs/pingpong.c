@@ -60,6 +60,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pingpong: pthread_create failed\n");
 		return 1;
 	}
+	bench_warmup();
 	pthread_barrier_wait(&ready);
 	t0 = bench_now_ns();
 	for (i = 0; i < rounds; i++) {

@@ -33,6 +33,7 @@ int main(int argc, char **argv)
 	n = bench_arg(argv[2], "N");
 	nperf = (int)bench_arg(argv[3], "NPERF");
 	bench_perf_open(fds, nperf, 0x08, 1);
+	bench_warmup();
 	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		if (threads) {

@@ -3,6 +3,8 @@
  * spin N MODE [ARG]: a CPU-bound loop of N iterations (2 instructions each),
  * optionally sampled by perf the way `perf record` samples:
  *   none            no perf (run it under kpmc -T to measure kpmc's TBS)
+ *   perf-count      the perf-tbs group counting, no samples: what the
+ *                   sampling modes are compared with
  *   perf-tbs MS     every MS ms of task clock, a sample that reads a group
  *                   holding INST_RETIRED (user mode): perf's analogue of TBS
  *   perf-ebs PERIOD a sample every PERIOD user-mode CPU_CYCLES (raw 0x11: on
@@ -74,7 +76,7 @@ static void open_sampler(const char *mode, long arg)
 	struct perf_event_attr a;
 	int member;
 
-	if (!strcmp(mode, "perf-tbs")) {
+	if (!strcmp(mode, "perf-tbs") || !strcmp(mode, "perf-count")) {
 		memset(&a, 0, sizeof(a));
 		a.size = sizeof(a);
 		a.type = PERF_TYPE_SOFTWARE;
@@ -91,6 +93,10 @@ static void open_sampler(const char *mode, long arg)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	page = (size_t)sysconf(_SC_PAGESIZE);
+	if (!strcmp(mode, "perf-count")) {
+		a.sample_period = 0;
+		a.sample_type = 0;
+	}
 	a.watermark = 1;
 	a.wakeup_watermark = (uint32_t)(RING_PAGES * page / 4);
 	a.disabled = 1;
@@ -99,7 +105,7 @@ static void open_sampler(const char *mode, long arg)
 		perror("spin: perf_event_open (sampler)");
 		exit(1);
 	}
-	if (!strcmp(mode, "perf-tbs")) {
+	if (strcmp(mode, "perf-ebs")) {
 		bench_perf_attr(&a, 0x08, 0);
 		member = (int)syscall(SYS_perf_event_open, &a, 0, -1, leader, 0);
 		if (member < 0) {
@@ -123,14 +129,20 @@ int main(int argc, char **argv)
 	long n, arg = 0, i;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: spin N none|perf-tbs MS|perf-ebs PERIOD\n");
+		fprintf(stderr, "usage: spin N none|perf-count|perf-tbs MS|perf-ebs PERIOD\n");
 		return 2;
 	}
 	n = bench_arg(argv[1], "N");
 	mode = argv[2];
-	if (strcmp(mode, "none")) {
+	if (!strcmp(mode, "perf-count") && argc == 3) {
+		open_sampler(mode, 0);
+		if (pthread_create(&th, NULL, consumer, NULL)) {
+			fprintf(stderr, "spin: pthread_create failed\n");
+			return 1;
+		}
+	} else if (strcmp(mode, "none")) {
 		if ((strcmp(mode, "perf-tbs") && strcmp(mode, "perf-ebs")) || argc != 4) {
-			fprintf(stderr, "usage: spin N none|perf-tbs MS|perf-ebs PERIOD\n");
+			fprintf(stderr, "usage: spin N none|perf-count|perf-tbs MS|perf-ebs PERIOD\n");
 			return 2;
 		}
 		arg = bench_arg(argv[3], "period");
@@ -144,6 +156,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	bench_warmup();
 	t0 = bench_now_ns();
 	if (leader >= 0)
 		ioctl(leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
