@@ -30,6 +30,9 @@ struct pmuv3 {
 	u64 evtype_mask;		/* event number bits of PMEVTYPER */
 	u64 common_events;		/* PMCEID0: common events 0x00-0x1f.. as a 64-bit map */
 	struct arm_pmu *perf_pmu;	/* the kernel's armv8 perf PMU, for claim() */
+	/* perf's interrupt handler, while ours stands in front of it. */
+	irqreturn_t (*perf_handle_irq)(struct arm_pmu *pmu);
+	u32 claimed_bits;		/* PMOVS/PMINTEN bits of the claimed counters */
 };
 
 static struct pmuv3 pmuv3;
@@ -178,6 +181,28 @@ static void pmuv3_enable_pmcr(void *unused)
 	isb();
 }
 
+/*
+ * The PMU interrupt is perf's (armv8pmu_handle_irq reads and clears every
+ * overflow flag). While kpmc holds counters, this handler runs first: it
+ * takes and clears the flags of kpmc's counters and passes the interrupt on
+ * to perf, which then sees only its own.
+ */
+static irqreturn_t pmuv3_handle_irq(struct arm_pmu *pmu)
+{
+	u32 ours = read_sysreg(pmovsclr_el0) & READ_ONCE(pmuv3.claimed_bits);
+	irqreturn_t ret = IRQ_NONE;
+
+	if (ours) {
+		write_sysreg(ours, pmovsclr_el0);
+		isb();
+		kpmc_pmu_overflow();
+		ret = IRQ_HANDLED;
+	}
+	if (pmuv3.perf_handle_irq(pmu) == IRQ_HANDLED)
+		ret = IRQ_HANDLED;
+	return ret;
+}
+
 static void pmuv3_release_slots(u32 mask, int upto_cpu)
 {
 	int cpu;
@@ -217,6 +242,11 @@ static int pmuv3_claim(u32 mask, char *why, size_t len)
 			return -EBUSY;
 		}
 	}
+	for (slot = 0; slot < KPMC_MAX_COUNTERS; slot++)
+		if (mask & BIT(slot))
+			pmuv3.claimed_bits |= slot_bit(slot);
+	pmuv3.perf_handle_irq = pmuv3.perf_pmu->handle_irq;
+	WRITE_ONCE(pmuv3.perf_pmu->handle_irq, pmuv3_handle_irq);
 	on_each_cpu(pmuv3_enable_pmcr, NULL, 1);
 	return 0;
 }
@@ -239,6 +269,10 @@ static void pmuv3_unclaim(u32 mask)
 		if (mask & BIT(slot))
 			bits |= slot_bit(slot);
 	on_each_cpu(pmuv3_disable_counters, &bits, 1);
+	WRITE_ONCE(pmuv3.perf_pmu->handle_irq, pmuv3.perf_handle_irq);
+	/* No CPU is still inside pmuv3_handle_irq (hard IRQs are RCU readers). */
+	synchronize_rcu();
+	pmuv3.claimed_bits = 0;
 	pmuv3_release_slots(mask, -1);
 }
 
@@ -264,6 +298,11 @@ static void pmuv3_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *h
 		hw->selector[hw->nr] = sel;
 		hw->width_mask[hw->nr] = slot == 0 ? ~0ULL : 0xffffffffULL;
 		hw->enable_bits |= slot_bit(slot);
+		if (cfg->ebs_period && cfg->ebs_slot == slot) {
+			hw->sampling = true;
+			hw->sampling_index = hw->nr;
+			hw->irq_bits = slot_bit(slot);
+		}
 		hw->nr++;
 		hw->mask |= BIT(slot);
 	}
@@ -274,6 +313,10 @@ static void pmuv3_load(const struct kpmc_hw_config *hw, const u64 *start)
 	unsigned int i;
 
 	write_sysreg(hw->enable_bits, pmcntenclr_el0);
+	/* A previous configuration may have sampled on one of these counters. */
+	write_sysreg(hw->enable_bits & ~hw->irq_bits, pmintenclr_el1);
+	if (hw->irq_bits)
+		write_sysreg(hw->irq_bits, pmintenset_el1);
 	isb();
 	for (i = 0; i < hw->nr; i++) {
 		unsigned int slot = hw->slot[i];
@@ -314,6 +357,16 @@ static void pmuv3_read(const struct kpmc_hw_config *hw, u64 *raw)
 	}
 }
 
+static void pmuv3_write(const struct kpmc_hw_config *hw, unsigned int index, u64 value)
+{
+	unsigned int slot = hw->slot[index];
+
+	if (slot == 0)
+		write_sysreg(value, pmccntr_el0);
+	else
+		write_event_counter(slot - 1, value);
+}
+
 const struct kpmc_backend kpmc_arm64_pmuv3_backend = {
 	.name = "arm64-pmuv3",
 	.probe = pmuv3_probe,
@@ -325,4 +378,5 @@ const struct kpmc_backend kpmc_arm64_pmuv3_backend = {
 	.start = pmuv3_start,
 	.stop = pmuv3_stop,
 	.read = pmuv3_read,
+	.write = pmuv3_write,
 };

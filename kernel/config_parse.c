@@ -2,6 +2,7 @@
 /*
  * Parser for counter configuration strings, PMCTrack syntax:
  *   pmc0,pmc1=0x8,usr1=1,os1=0,tbs=100
+ *   pmc0,pmc1=0x8,ebs0=1000000,rnd=100000,seed=42
  * Pure code: also compiled into the userland unit tests.
  */
 #include "kpmc/config.h"
@@ -59,8 +60,11 @@ static int parse_indexed(const char *tok, size_t len, const char *word,
 	return 1;
 }
 
-#define KPMC_FLAG_SET_USR	1u
-#define KPMC_FLAG_SET_OS	2u
+/* Tokens that may appear once per configuration. */
+#define KPMC_SEEN_TBS	1u
+#define KPMC_SEEN_EBS	2u
+#define KPMC_SEEN_RND	4u
+#define KPMC_SEEN_SEED	8u
 
 static int fail(char *err, size_t errlen, const char *tok, size_t toklen,
 		const char *why)
@@ -92,7 +96,7 @@ static int parse_flag(const char *val, size_t vlen, bool *out)
 
 static int parse_token(const char *tok, size_t len,
 		       const struct kpmc_pmu_desc *pmu, struct kpmc_config *c,
-		       u32 *usr_set, u32 *os_set, bool *tbs_set,
+		       u32 *usr_set, u32 *os_set, u32 *seen,
 		       char *err, size_t errlen)
 {
 	const char *eq = memchr(tok, '=', len);
@@ -112,12 +116,51 @@ static int parse_token(const char *tok, size_t len,
 		if (!eq || kpmc_parse_u64(val, vlen, &v) || v > KPMC_TBS_MAX_MS)
 			return fail(err, errlen, tok, len,
 				    "tbs wants a period in milliseconds (0 to 86400000)");
-		if (*tbs_set)
+		if (*seen & KPMC_SEEN_TBS)
 			return fail(err, errlen, tok, len, "tbs given twice");
-		*tbs_set = true;
+		*seen |= KPMC_SEEN_TBS;
 		c->tbs_ms = (u32)v;
 		return 0;
 	}
+	if ((klen == 3 && memcmp(tok, "rnd", 3) == 0) ||
+	    (klen == 4 && memcmp(tok, "seed", 4) == 0)) {
+		u32 bit = klen == 3 ? KPMC_SEEN_RND : KPMC_SEEN_SEED;
+
+		if (!eq || kpmc_parse_u64(val, vlen, &v))
+			return fail(err, errlen, tok, len,
+				    bit == KPMC_SEEN_RND ?
+				    "rnd wants a range of events (the period varies by +/- rnd)" :
+				    "seed wants a number");
+		if (*seen & bit)
+			return fail(err, errlen, tok, len, "given twice");
+		*seen |= bit;
+		if (bit == KPMC_SEEN_RND)
+			c->ebs_range = v;
+		else
+			c->seed = v;
+		return 0;
+	}
+
+	r = parse_indexed(tok, klen, "ebs", &idx, &used);
+	if (r == 1 && used == klen) {
+		if (idx >= pmu->nr_counters || idx >= KPMC_MAX_COUNTERS)
+			return fail(err, errlen, tok, len, "counter out of range");
+		if (!eq || kpmc_parse_u64(val, vlen, &v) || v < KPMC_EBS_MIN_PERIOD) {
+			snprintf(why, sizeof(why),
+				 "ebsN wants a sampling period of at least %u events",
+				 KPMC_EBS_MIN_PERIOD);
+			return fail(err, errlen, tok, len, why);
+		}
+		if (*seen & KPMC_SEEN_EBS)
+			return fail(err, errlen, tok, len,
+				    "one sampling counter per configuration");
+		*seen |= KPMC_SEEN_EBS;
+		c->ebs_slot = idx;
+		c->ebs_period = v;
+		return 0;
+	}
+	if (r < 0)
+		return fail(err, errlen, tok, len, "counter index too large");
 
 	r = parse_indexed(tok, klen, "pmc", &idx, &used);
 	if (r == 1 && used == klen) {
@@ -194,8 +237,7 @@ int kpmc_config_parse(const char *buf, size_t len,
 		      struct kpmc_config *cfg, char *err, size_t errlen)
 {
 	struct kpmc_config c;
-	u32 usr_set = 0, os_set = 0;
-	bool tbs_set = false;
+	u32 usr_set = 0, os_set = 0, seen = 0;
 	size_t pos = 0, i;
 	unsigned int n;
 	int r;
@@ -221,7 +263,7 @@ int kpmc_config_parse(const char *buf, size_t len,
 		size_t tlen = comma ? (size_t)(comma - (buf + pos)) : len - pos;
 
 		r = parse_token(buf + pos, tlen, pmu, &c, &usr_set, &os_set,
-				&tbs_set, err, errlen);
+				&seen, err, errlen);
 		if (r)
 			return r;
 		pos += tlen + 1;
@@ -251,6 +293,34 @@ int kpmc_config_parse(const char *buf, size_t len,
 			return fail(err, errlen, buf, len, why);
 		}
 	}
+	if (c.ebs_period) {
+		unsigned int w = pmu->width[c.ebs_slot];
+		u64 limit = w >= 64 ? ~0ULL : (1ULL << w) - 1;
+		char why[96];
+
+		if (!(c.mask & (1u << c.ebs_slot))) {
+			snprintf(why, sizeof(why), "ebs%u: pmc%u is not configured",
+				 c.ebs_slot, c.ebs_slot);
+			return fail(err, errlen, buf, len, why);
+		}
+		if (c.ebs_range >= c.ebs_period ||
+		    c.ebs_period - KPMC_EBS_MIN_PERIOD < c.ebs_range) {
+			snprintf(why, sizeof(why),
+				 "rnd=%llu: the period minus rnd must stay at least %u",
+				 (unsigned long long)c.ebs_range, KPMC_EBS_MIN_PERIOD);
+			return fail(err, errlen, buf, len, why);
+		}
+		if (c.ebs_period > limit || c.ebs_range > limit - c.ebs_period) {
+			snprintf(why, sizeof(why),
+				 "ebs%u: period (+rnd) exceeds the %u-bit counter",
+				 c.ebs_slot, w);
+			return fail(err, errlen, buf, len, why);
+		}
+	} else if (seen & (KPMC_SEEN_RND | KPMC_SEEN_SEED)) {
+		return fail(err, errlen, buf, len, "rnd and seed need an ebsN sampling counter");
+	}
+	if ((seen & KPMC_SEEN_SEED) && !c.ebs_range)
+		return fail(err, errlen, buf, len, "seed without rnd: the period is not randomized");
 	*cfg = c;
 	return 0;
 }
@@ -275,6 +345,17 @@ int kpmc_config_format(const struct kpmc_config *cfg, char *out, size_t len)
 	if (cfg->tbs_ms) {
 		w = snprintf(out + used, len > used ? len - used : 0,
 			     ",tbs=%u", cfg->tbs_ms);
+		used += w;
+	}
+	if (cfg->ebs_period) {
+		w = snprintf(out + used, len > used ? len - used : 0, ",ebs%u=%llu",
+			     cfg->ebs_slot, (unsigned long long)cfg->ebs_period);
+		used += w;
+	}
+	if (cfg->ebs_range) {
+		w = snprintf(out + used, len > used ? len - used : 0, ",rnd=%llu,seed=%llu",
+			     (unsigned long long)cfg->ebs_range,
+			     (unsigned long long)cfg->seed);
 		used += w;
 	}
 	return (int)used;

@@ -26,6 +26,7 @@
 #include "kpmc/core.h"
 #include "kpmc/counter.h"
 #include "kpmc/hooks.h"
+#include "kpmc/sampling.h"
 
 /*
  * Folding at least this often keeps 32-bit event counters from wrapping
@@ -101,19 +102,33 @@ static struct kpmc_thread *alloc_thread(struct task_struct *task, gfp_t gfp)
 
 /* ---- the counting path: runs on the thread's CPU with IRQs off ---- */
 
-static void fold(struct kpmc_cpu *c, struct kpmc_thread *t, u64 now)
+/*
+ * Add what the counters counted since the last fold to t. Returns true when
+ * the sampling counter passed its overflow point: a sample is due, whether or
+ * not its interrupt has arrived yet.
+ */
+static bool fold(struct kpmc_cpu *c, struct kpmc_thread *t, u64 now)
 {
 	const struct kpmc_hw_config *hw = &t->conf->hw;
 	u64 raw[KPMC_MAX_COUNTERS];
+	bool due = false;
 	unsigned int i;
 
 	kpmc_backend->read(hw, raw);
 	for (i = 0; i < hw->nr; i++) {
-		t->acc[i] += kpmc_counter_delta(raw[i], c->last_raw[i], hw->width_mask[i]);
+		u64 delta = kpmc_counter_delta(raw[i], c->last_raw[i], hw->width_mask[i]);
+
+		if (hw->sampling && i == hw->sampling_index) {
+			/* Counting up from -remaining, the overflow is at 0. */
+			due = delta >= ((0 - c->last_raw[i]) & hw->width_mask[i]);
+			t->sampling_raw = raw[i];
+		}
+		t->acc[i] += delta;
 		c->last_raw[i] = raw[i];
 	}
 	t->run_ns += now - t->switched_in_ns;
 	t->switched_in_ns = now;
+	return due;
 }
 
 static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
@@ -135,6 +150,8 @@ static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
 	rec.version = KPMC_RECORD_VERSION;
 	rec.size = sizeof(rec);
 	rec.kind = kind;
+	if (kind == KPMC_REC_EBS)
+		rec.period = t->sampling_period;
 	rec.cpu = raw_smp_processor_id();
 	rec.pid = t->pid;
 	rec.tid = t->tid;
@@ -148,6 +165,44 @@ static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
 
 	memset(t->acc, 0, sizeof(t->acc));
 	t->run_ns = 0;
+}
+
+/* Start t's next sampling period (drawn, if randomized). */
+static void sampling_arm(struct kpmc_thread *t)
+{
+	const struct kpmc_config *cfg = &t->conf->cfg;
+	const struct kpmc_hw_config *hw = &t->conf->hw;
+
+	t->sampling_period = kpmc_next_period(&t->rand_state, cfg->ebs_period,
+					      cfg->ebs_range);
+	t->sampling_raw = kpmc_overflow_start(t->sampling_period,
+					      hw->width_mask[hw->sampling_index]);
+}
+
+/* A thread starts counting: the first period of a fresh, seeded stream. */
+static void sampling_start(struct kpmc_thread *t)
+{
+	if (!t->conf->hw.sampling)
+		return;
+	t->rand_state = kpmc_rand_init(t->conf->cfg.seed);
+	sampling_arm(t);
+}
+
+/*
+ * The sampling counter of t overflowed: record the sample, start the next
+ * period. loaded: t's counters are on this CPU's PMU and stay there.
+ */
+static void sampling_take(struct kpmc_cpu *c, struct kpmc_thread *t, bool loaded)
+{
+	const struct kpmc_hw_config *hw = &t->conf->hw;
+	unsigned int i = hw->sampling_index;
+
+	emit(t, KPMC_REC_EBS);
+	sampling_arm(t);
+	if (loaded) {
+		kpmc_backend->write(hw, i, t->sampling_raw);
+		c->last_raw[i] = t->sampling_raw;
+	}
 }
 
 static u64 next_due_ns(const struct kpmc_thread *t)
@@ -177,11 +232,19 @@ static void switch_in(struct kpmc_cpu *c, struct kpmc_thread *t,
 			kpmc_backend->stop(&prev->conf->hw);
 		for (i = 0; i < hw->nr; i++)
 			start[i] = (0 - (u64)wrap_test_distance) & hw->width_mask[i];
+		if (hw->sampling)
+			start[hw->sampling_index] = t->sampling_raw;
 		kpmc_backend->load(hw, start);
 		memcpy(c->last_raw, start, hw->nr * sizeof(start[0]));
 		c->loaded_generation = t->conf->generation;
-	} else if (!prev) {
-		kpmc_backend->start(hw);
+	} else {
+		/* The sampling counter holds each thread's own distance to overflow. */
+		if (hw->sampling) {
+			kpmc_backend->write(hw, hw->sampling_index, t->sampling_raw);
+			c->last_raw[hw->sampling_index] = t->sampling_raw;
+		}
+		if (!prev)
+			kpmc_backend->start(hw);
 	}
 	c->cur = t;
 	t->switched_in_ns = now;
@@ -215,8 +278,8 @@ void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next)
 	if (!tp && !tn)
 		return;
 	now = ktime_get_ns();
-	if (tp)
-		fold(c, tp, now);
+	if (tp && fold(c, tp, now))
+		sampling_take(c, tp, false);
 	if (tn)
 		switch_in(c, tn, tp, now);
 	else
@@ -232,12 +295,30 @@ static enum hrtimer_restart kpmc_tick(struct hrtimer *timer)
 	if (!t)
 		return HRTIMER_NORESTART;
 	now = ktime_get_ns();
-	fold(c, t, now);
+	/* An overflow whose interrupt is late (or lost) is sampled here. */
+	if (fold(c, t, now))
+		sampling_take(c, t, true);
 	tbs = (u64)t->conf->cfg.tbs_ms * NSEC_PER_MSEC;
 	if (tbs && t->run_ns >= tbs)
 		emit(t, KPMC_REC_TBS);
 	hrtimer_set_expires(timer, ns_to_ktime(now + next_due_ns(t)));
 	return HRTIMER_RESTART;
+}
+
+void kpmc_pmu_overflow(void)
+{
+	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+	struct kpmc_thread *t = c->cur;
+
+	/*
+	 * Not t's (any more): the thread it was for was sampled at switch-out.
+	 * As an NMI (arm64 pseudo-NMI) the records' locks are off limits: the
+	 * next fold (tick or switch) sees the overflow and samples then.
+	 */
+	if (!t || !t->conf->hw.sampling || in_nmi())
+		return;
+	if (fold(c, t, ktime_get_ns()))
+		sampling_take(c, t, true);
 }
 
 /* Stop counting t, which is current, and take its last record. */
@@ -246,7 +327,8 @@ static void stop_current(struct kpmc_thread *t, enum kpmc_record_kind kind)
 	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
 
 	if (c->cur == t) {
-		fold(c, t, ktime_get_ns());
+		if (fold(c, t, ktime_get_ns()) && t->state == KPMC_COUNTING)
+			sampling_take(c, t, false);
 		switch_out_to_nothing(c, t);
 	}
 	if (t->state == KPMC_COUNTING)
@@ -279,6 +361,7 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 	t->state = p->state;
 	refcount_inc(&p->conf->ref);
 	t->conf = p->conf;
+	sampling_start(t);
 	kpmc_session_get(p->session);
 	t->session = p->session;
 	rcu_read_unlock();
@@ -306,6 +389,7 @@ void kpmc_hook_exec(struct task_struct *task)
 		t->state = KPMC_COUNTING;
 		memset(t->acc, 0, sizeof(t->acc));
 		t->run_ns = 0;
+		sampling_start(t);
 		if (!WARN_ON_ONCE(c->cur))
 			switch_in(c, t, NULL, ktime_get_ns());
 	}
@@ -415,6 +499,7 @@ int kpmc_thread_start_self(struct kpmc_thread *t)
 	t->state = KPMC_COUNTING;
 	memset(t->acc, 0, sizeof(t->acc));
 	t->run_ns = 0;
+	sampling_start(t);
 	switch_in(this_cpu_ptr(&kpmc_cpus), t, NULL, ktime_get_ns());
 	local_irq_restore(flags);
 	if (old)
@@ -494,6 +579,7 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 	refcount_inc(&owner->conf->ref);
 	t->conf = owner->conf;
 	t->session = s;
+	sampling_start(t);
 
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
 	/* Ordered with kpmc_hook_exit by the lock: an exiting task is never added. */

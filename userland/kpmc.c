@@ -125,6 +125,7 @@ struct trace {
 	struct kpmc_columns cols;
 	int header_done;
 	struct kpmc_totals totals;
+	unsigned long long lost;	/* records the kernel dropped (ring full) */
 	int bad;
 };
 
@@ -137,7 +138,11 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 			fprintf(stderr, "kpmc: %s\n", why);
 		return;
 	}
+	if (rec->kind == KPMC_REC_LOST)
+		t->lost += rec->lost;
 	if (t->aggregate) {
+		if (rec->kind == KPMC_REC_LOST)
+			return;
 		if (kpmc_totals_add(&t->totals, rec))
 			fprintf(stderr, "kpmc: out of memory aggregating\n");
 		return;
@@ -266,7 +271,7 @@ int main(int argc, char **argv)
 		return 1;
 	f = fopen(PROC_DIR "/config", "r");
 	if (!f || !fgets(normalized, sizeof(normalized), f) ||
-	    kpmc_format_mappings(normalized, mappings, sizeof(mappings), &t.cols.counter_mask) < 0) {
+	    kpmc_format_mappings(normalized, mappings, sizeof(mappings), &t.cols) < 0) {
 		fprintf(stderr, "kpmc: cannot read back the configuration\n");
 		return 1;
 	}
@@ -373,6 +378,9 @@ int main(int argc, char **argv)
 	}
 	if (t.out != stdout)
 		fclose(t.out);
+	if (t.lost)
+		fprintf(stderr, "kpmc: %llu records lost: the kernel's ring was full (enlarge it with -k)\n",
+			t.lost);
 	rc = attach ? 0 : child_status(status);
 	return t.bad ? 1 : rc;
 }

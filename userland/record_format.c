@@ -31,6 +31,10 @@ const char *kpmc_record_kind_name(unsigned int kind, char *buf, size_t len)
 		return "exit";
 	case KPMC_REC_DETACH:
 		return "detach";
+	case KPMC_REC_EBS:
+		return "ebs";
+	case KPMC_REC_LOST:
+		return "lost";
 	}
 	snprintf(buf, len, "k%u", kind);
 	return buf;
@@ -61,6 +65,8 @@ int kpmc_format_header(const struct kpmc_columns *cols, char *out, size_t len)
 	if (len)
 		out[0] = '\0';
 	put(out, len, &used, "%7s %7s %7s %7s", "nsample", "pid", "tid", "event");
+	if (cols->sampling)
+		put(out, len, &used, " %12s", "period");
 	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
 		if (cols->counter_mask & (1u << i)) {
 			snprintf(name, sizeof(name), "pmc%u", i);
@@ -83,8 +89,19 @@ int kpmc_format_row(const struct kpmc_columns *cols, const struct kpmc_record *r
 
 	if (len)
 		out[0] = '\0';
+	if (rec->kind == KPMC_REC_LOST) {
+		put(out, len, &used, "# lost %llu records: the ring was full (enlarge it with -k)",
+		    (unsigned long long)rec->lost);
+		return (int)used;
+	}
 	put(out, len, &used, "%7llu %7u %7u %7s", (unsigned long long)rec->nsample,
 	    rec->pid, rec->tid, kpmc_record_kind_name(rec->kind, kind, sizeof(kind)));
+	if (cols->sampling) {
+		if (rec->period)
+			put(out, len, &used, " %12llu", (unsigned long long)rec->period);
+		else
+			put(out, len, &used, " %12s", "-");
+	}
 	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
 		if (cols->counter_mask & (1u << i)) {
 			if (rec->counter_mask & (1u << i))
@@ -123,12 +140,13 @@ static int parse_indexed(const char *tok, const char *word, unsigned int *idx,
 }
 
 int kpmc_format_mappings(const char *normalized, char *out, size_t len,
-			 uint32_t *counter_mask)
+			 struct kpmc_columns *cols)
 {
 	unsigned long long event[KPMC_MAX_COUNTERS] = { 0 };
 	int usr[KPMC_MAX_COUNTERS] = { 0 }, os[KPMC_MAX_COUNTERS] = { 0 };
 	char buf[1024], *tok, *save = NULL;
-	unsigned long long v;
+	unsigned long long v, ebs_period = 0, rnd = 0, seed = 0;
+	unsigned int ebs_slot = 0;
 	uint32_t mask = 0;
 	unsigned int i;
 	size_t used = 0, n = strlen(normalized);
@@ -146,6 +164,13 @@ int kpmc_format_mappings(const char *normalized, char *out, size_t len,
 			usr[i] = (int)v;
 		} else if (!parse_indexed(tok, "os", &i, &v) && v <= 1) {
 			os[i] = (int)v;
+		} else if (!parse_indexed(tok, "ebs", &i, &v)) {
+			ebs_slot = i;
+			ebs_period = v;
+		} else if (!strncmp(tok, "rnd=", 4)) {
+			rnd = strtoull(tok + 4, NULL, 10);
+		} else if (!strncmp(tok, "seed=", 5)) {
+			seed = strtoull(tok + 5, NULL, 10);
 		} else if (strncmp(tok, "tbs=", 4)) {
 			return -1;
 		}
@@ -160,6 +185,13 @@ int kpmc_format_mappings(const char *normalized, char *out, size_t len,
 			put(out, len, &used, "pmc%u=0x%llx (%s)\n", i, event[i],
 			    usr[i] && os[i] ? "user+kernel" : usr[i] ? "user" :
 			    os[i] ? "kernel" : "no mode");
-	*counter_mask = mask;
+	if (ebs_period && rnd)
+		put(out, len, &used,
+		    "sampling: pmc%u every %llu +/- %llu events (seed %llu; each record's period is shown)\n",
+		    ebs_slot, ebs_period, rnd, seed);
+	else if (ebs_period)
+		put(out, len, &used, "sampling: pmc%u every %llu events\n", ebs_slot, ebs_period);
+	cols->counter_mask = mask;
+	cols->sampling = ebs_period != 0;
 	return (int)used;
 }

@@ -11,6 +11,7 @@
 struct kpmc_columns {
 	uint32_t counter_mask;
 	uint32_t virt_mask;
+	int sampling;		/* event-based sampling: a "period" column */
 };
 
 /* 0 if rec is a record this CLI understands, else a reason in why. */
@@ -18,17 +19,21 @@ int kpmc_record_check(const struct kpmc_record *rec, char *why, size_t len);
 
 const char *kpmc_record_kind_name(unsigned int kind, char *buf, size_t len);
 
-/* "nsample pid tid event pmcN... virtN..." */
+/*
+ * "nsample pid tid event [period] pmcN... virtN..."; a LOST record is a
+ * "# lost N records" comment line.
+ */
 int kpmc_format_header(const struct kpmc_columns *cols, char *out, size_t len);
 int kpmc_format_row(const struct kpmc_columns *cols, const struct kpmc_record *rec,
 		    char *out, size_t len);
 
 /*
  * The "[Event-to-counter mappings]" lines for a normalized configuration
- * ("pmc0=0x11,usr0=1,os0=0,pmc1=0x8,...,tbs=100"); fills the counter mask.
+ * ("pmc0=0x11,usr0=1,os0=0,pmc1=0x8,...,tbs=100,ebs0=P"); fills the counter
+ * mask and the sampling flag of cols.
  * Returns the length written, or -1 if the string is malformed.
  */
 int kpmc_format_mappings(const char *normalized, char *out, size_t len,
-			 uint32_t *counter_mask);
+			 struct kpmc_columns *cols);
 
 #endif

@@ -10,6 +10,7 @@
 #include "kpmc/config.h"
 #include "kpmc/counter.h"
 #include "kpmc/ring.h"
+#include "kpmc/sampling.h"
 
 /* A PMU shaped like the QEMU cortex-a57's: a fixed cycle counter + 6 event counters. */
 static int fake_check_event(const struct kpmc_pmu_desc *pmu, unsigned int slot,
@@ -219,6 +220,95 @@ static void test_ring(void **state)
 	assert_true(kpmc_ring_used(&r) == 1);
 }
 
+static void test_ebs_configs(void **state)
+{
+	struct kpmc_config c;
+	char err[KPMC_ERR_MAX], out[KPMC_CONFIG_STR_MAX * 2];
+
+	(void)state;
+	assert_int_equal(parse("pmc0,pmc1=0x8,ebs0=1000000", &c, err), 0);
+	assert_int_equal(c.ebs_period, 1000000);
+	assert_int_equal(c.ebs_slot, 0);
+	assert_int_equal(c.ebs_range, 0);
+	kpmc_config_format(&c, out, sizeof(out));
+	assert_string_equal(out, "pmc0=0x11,usr0=1,os0=0,pmc1=0x8,usr1=1,os1=0,ebs0=1000000");
+	assert_int_equal(parse(out, &c, err), 0);
+
+	assert_int_equal(parse("pmc1=0x8,ebs1=0x100000,rnd=1000,seed=7,tbs=10", &c, err), 0);
+	assert_int_equal(c.ebs_slot, 1);
+	assert_int_equal(c.ebs_period, 0x100000);
+	assert_int_equal(c.ebs_range, 1000);
+	assert_int_equal(c.seed, 7);
+	kpmc_config_format(&c, out, sizeof(out));
+	assert_string_equal(out, "pmc1=0x8,usr1=1,os1=0,tbs=10,ebs1=1048576,rnd=1000,seed=7");
+
+	/* 32-bit counter: the period (+ range) must fit. */
+	assert_int_equal(parse("pmc1=0x8,ebs1=4294967295", &c, err), 0);
+	assert_int_equal(parse("pmc0,ebs0=10000000000", &c, err), 0);
+
+	const char *bad[] = {
+		"pmc0,ebs0=9999",		/* below the minimum period */
+		"pmc0,ebs0=",
+		"pmc0,ebs0",
+		"pmc0,ebs1=100000",		/* pmc1 not configured */
+		"pmc0,pmc1=0x8,ebs0=100000,ebs1=100000",
+		"pmc0,ebs0=100000,ebs0=100000",
+		"pmc0,ebs7=100000",		/* no such counter */
+		"pmc1=0x8,ebs1=4294967296",	/* does not fit 32 bits */
+		"pmc1=0x8,ebs1=4294967295,rnd=1",
+		"pmc0,ebs0=100000,rnd=100000",	/* range >= period */
+		"pmc0,ebs0=100000,rnd=90001",	/* period - range below the minimum */
+		"pmc0,rnd=10",			/* no sampling counter */
+		"pmc0,ebs0=100000,seed=3",	/* seed without rnd */
+		"pmc0,ebs0=100000,rnd=10,rnd=10",
+		"pmc0,ebs0=100000,rnd=x",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&c, 0x5a, sizeof(c));
+		if (parse(bad[i], &c, err) != -EINVAL)
+			fail_msg("accepted '%s'", bad[i]);
+		assert_true(strlen(err) > 0);
+		assert_int_equal(c.mask, 0x5a5a5a5a);
+	}
+}
+
+static void test_random_periods(void **state)
+{
+	u64 a = kpmc_rand_init(42), b = kpmc_rand_init(42), z = kpmc_rand_init(0);
+	u64 lo = ~0ULL, hi = 0, sum = 0;
+	const u64 p = 1000000, r = 50000;
+	int i, n = 100000, differ = 0;
+
+	(void)state;
+	assert_true(z != 0);
+	for (i = 0; i < n; i++) {
+		u64 x = kpmc_next_period(&a, p, r);
+
+		/* The same seed gives the same stream. */
+		assert_true(x == kpmc_next_period(&b, p, r));
+		assert_true(x >= p - r && x <= p + r);
+		lo = x < lo ? x : lo;
+		hi = x > hi ? x : hi;
+		sum += x;
+		differ += x != p;
+	}
+	/* Uniform over the whole range: both ends reached closely, mean near p. */
+	assert_true(lo < p - r + 200 && hi > p + r - 200);
+	assert_true(sum / n > p - 1000 && sum / n < p + 1000);
+	assert_true(differ > n * 9 / 10);
+	/* Another seed, another stream; range 0, the period itself. */
+	a = kpmc_rand_init(42);
+	b = kpmc_rand_init(43);
+	assert_true(kpmc_next_period(&a, p, r) != kpmc_next_period(&b, p, r) ||
+		    kpmc_next_period(&a, p, r) != kpmc_next_period(&b, p, r));
+	assert_true(kpmc_next_period(&a, p, 0) == p);
+	/* Overflow start values. */
+	assert_true(kpmc_overflow_start(1000, 0xffffffffULL) == 0xfffffc18ULL);
+	assert_true(kpmc_overflow_start(1000, ~0ULL) == 0ULL - 1000);
+	assert_true(kpmc_counter_delta(5, kpmc_overflow_start(1000, 0xffffffffULL),
+				       0xffffffffULL) == 1005);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +318,8 @@ int main(void)
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_counter_delta),
 		cmocka_unit_test(test_ring),
+		cmocka_unit_test(test_ebs_configs),
+		cmocka_unit_test(test_random_periods),
 	};
 
 	return cmocka_run_group_tests_name("kpmc_core_pure", tests, NULL, NULL);

@@ -38,9 +38,9 @@ static void test_record_check(void **state)
 
 	(void)state;
 	assert_int_equal(kpmc_record_check(&r, why, sizeof(why)), 0);
-	r.version = 2;
+	r.version = KPMC_RECORD_VERSION + 1;
 	assert_int_equal(kpmc_record_check(&r, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "version 2"));
+	assert_non_null(strstr(why, "reads version"));
 	r.version = KPMC_RECORD_VERSION;
 	r.size = 12;
 	assert_int_equal(kpmc_record_check(&r, why, sizeof(why)), -1);
@@ -80,21 +80,50 @@ static void test_rows(void **state)
 static void test_mappings(void **state)
 {
 	char out[512];
-	uint32_t mask = 0;
+	struct kpmc_columns cols = { 0 };
 
 	(void)state;
 	assert_true(kpmc_format_mappings("pmc0=0x11,usr0=1,os0=0,pmc1=0x8,usr1=1,os1=1,pmc3=0x3,usr3=0,os3=1,tbs=100\n",
-					 out, sizeof(out), &mask) > 0);
+					 out, sizeof(out), &cols) > 0);
 	assert_string_equal(out, "[Event-to-counter mappings]\n"
 				 "pmc0=0x11 (user)\n"
 				 "pmc1=0x8 (user+kernel)\n"
 				 "pmc3=0x3 (kernel)\n");
-	assert_int_equal(mask, 0xb);
-	assert_int_equal(kpmc_format_mappings("none\n", out, sizeof(out), &mask), -1);
-	assert_int_equal(kpmc_format_mappings("pmc1=zz", out, sizeof(out), &mask), -1);
-	assert_int_equal(kpmc_format_mappings("pmc99=1", out, sizeof(out), &mask), -1);
-	assert_int_equal(kpmc_format_mappings("", out, sizeof(out), &mask), -1);
-	assert_int_equal(kpmc_format_mappings("tbs=5", out, sizeof(out), &mask), -1);
+	assert_int_equal(cols.counter_mask, 0xb);
+	assert_false(cols.sampling);
+	assert_true(kpmc_format_mappings("pmc0=0x11,usr0=1,os0=0,ebs0=100000,rnd=10,seed=3",
+					 out, sizeof(out), &cols) > 0);
+	assert_true(cols.sampling);
+	assert_non_null(strstr(out, "sampling: pmc0 every 100000 +/- 10 events (seed 3;"));
+	assert_int_equal(kpmc_format_mappings("none\n", out, sizeof(out), &cols), -1);
+	assert_int_equal(kpmc_format_mappings("pmc1=zz", out, sizeof(out), &cols), -1);
+	assert_int_equal(kpmc_format_mappings("pmc99=1", out, sizeof(out), &cols), -1);
+	assert_int_equal(kpmc_format_mappings("", out, sizeof(out), &cols), -1);
+	assert_int_equal(kpmc_format_mappings("tbs=5", out, sizeof(out), &cols), -1);
+}
+
+static void test_sampling_rows(void **state)
+{
+	struct kpmc_columns cols = { .counter_mask = 0x1, .sampling = 1 };
+	struct kpmc_record r = make_record(7, 8, KPMC_REC_EBS, 4, 100003, 0);
+	char line[512];
+
+	(void)state;
+	r.counter_mask = 0x1;
+	r.period = 100000;
+	kpmc_format_header(&cols, line, sizeof(line));
+	assert_string_equal(line, "nsample     pid     tid   event       period           pmc0");
+	kpmc_format_row(&cols, &r, line, sizeof(line));
+	assert_string_equal(line, "      4       7       8     ebs       100000         100003");
+	r.kind = KPMC_REC_EXIT;
+	r.period = 0;
+	kpmc_format_row(&cols, &r, line, sizeof(line));
+	assert_string_equal(line, "      4       7       8    exit            -         100003");
+	memset(&r, 0, sizeof(r));
+	r.kind = KPMC_REC_LOST;
+	r.lost = 12;
+	kpmc_format_row(&cols, &r, line, sizeof(line));
+	assert_string_equal(line, "# lost 12 records: the ring was full (enlarge it with -k)");
 }
 
 static void test_aggregate(void **state)
@@ -177,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_record_check),
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_mappings),
+		cmocka_unit_test(test_sampling_rows),
 		cmocka_unit_test(test_aggregate),
 		cmocka_unit_test(test_period),
 	};

@@ -12,7 +12,7 @@
 
 #include <linux/types.h>
 
-#define KPMC_RECORD_VERSION	1
+#define KPMC_RECORD_VERSION	2
 
 /* Counter slots a configuration can name: pmc0 .. pmc15. */
 #define KPMC_MAX_COUNTERS	16
@@ -23,6 +23,8 @@ enum kpmc_record_kind {
 	KPMC_REC_TBS = 1,	/* time-based sample: the thread's sampling period elapsed */
 	KPMC_REC_EXIT = 2,	/* the thread exited: what it counted since its last sample */
 	KPMC_REC_DETACH = 3,	/* monitoring stopped while the thread lives on */
+	KPMC_REC_EBS = 4,	/* event-based sample: the sampling counter overflowed */
+	KPMC_REC_LOST = 5,	/* the ring was full: lost records were dropped since the last LOST */
 };
 
 struct kpmc_record {
@@ -38,6 +40,8 @@ struct kpmc_record {
 	__u32 reserved;
 	__u64 nsample;		/* 1, 2, ... per thread */
 	__u64 run_ns;		/* on-CPU time covered by this record */
+	__u64 period;		/* EBS: the sampling period (events) this record ends */
+	__u64 lost;		/* LOST: records dropped; else 0 */
 	__u64 counts[KPMC_MAX_COUNTERS];
 	__u64 virt[KPMC_MAX_VIRT];
 };

@@ -18,7 +18,18 @@ struct kpmc_hw_config {
 	u64 width_mask[KPMC_MAX_COUNTERS];	/* per counter, by slot */
 	u64 selector[KPMC_MAX_COUNTERS];	/* event-select register value, by slot */
 	u64 enable_bits;			/* backend's mask for its enable register */
+	/* Event-based sampling: the counter (index in slot order) that interrupts. */
+	bool sampling;
+	unsigned int sampling_index;
+	u64 irq_bits;				/* backend's mask for its interrupt enable */
 };
+
+/*
+ * The core's entry for overflow interrupts. A backend calls it from its PMU
+ * interrupt (hard IRQ, on the CPU whose counter overflowed) after clearing
+ * the overflow flags of the counters it claimed for kpmc.
+ */
+void kpmc_pmu_overflow(void);
 
 struct kpmc_backend {
 	const char *name;
@@ -30,7 +41,9 @@ struct kpmc_backend {
 	void (*remove)(void);
 	/*
 	 * Take the counters of hw->mask from the kernel's perf on every CPU
-	 * (process context), or explain in why who holds them.
+	 * (process context), or explain in why who holds them. From then until
+	 * unclaim, overflow interrupts of those counters go to
+	 * kpmc_pmu_overflow().
 	 */
 	int (*claim)(u32 mask, char *why, size_t len);
 	void (*unclaim)(u32 mask);
@@ -44,6 +57,8 @@ struct kpmc_backend {
 	void (*stop)(const struct kpmc_hw_config *hw);
 	/* Hot path: raw values of the counters of hw, in hw->slot order. */
 	void (*read)(const struct kpmc_hw_config *hw, u64 *raw);
+	/* Hot path: set counter index (slot order) of hw, loaded, to value. */
+	void (*write)(const struct kpmc_hw_config *hw, unsigned int index, u64 value);
 };
 
 /* Backends built for this architecture, NULL-terminated (backends/registry.c). */

@@ -14,6 +14,11 @@
 #define KPMC_ERR_MAX		160
 /* Longest TBS period accepted, in ms (one day). */
 #define KPMC_TBS_MAX_MS		86400000u
+/*
+ * Shortest EBS period: an overflow interrupt per fewer events would spend
+ * most of the CPU in the handler (perf throttles for the same reason).
+ */
+#define KPMC_EBS_MIN_PERIOD	10000u
 
 /* What the parser must know of the PMU; filled by the backend's probe. */
 struct kpmc_pmu_desc {
@@ -42,6 +47,12 @@ struct kpmc_config {
 	u32 mask;			/* bit N: pmcN is configured */
 	struct kpmc_counter_req ctr[KPMC_MAX_COUNTERS];
 	u32 tbs_ms;			/* 0: no time-based sampling */
+	/* Event-based sampling: one counter overflows every ebs_period events. */
+	u64 ebs_period;			/* 0: no EBS */
+	unsigned int ebs_slot;		/* the sampling counter */
+	/* Randomized periods: each drawn from [period - range, period + range]. */
+	u64 ebs_range;
+	u64 seed;
 };
 
 /*

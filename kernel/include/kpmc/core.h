@@ -68,6 +68,10 @@ struct kpmc_thread {
 	u64 run_ns;			/* on-CPU time since the last record */
 	u64 switched_in_ns;
 	u64 nsample;
+	/* Event-based sampling, when the configuration has it: */
+	u64 sampling_raw;		/* the sampling counter's value while switched out */
+	u64 sampling_period;		/* the period being counted down */
+	u64 rand_state;			/* randomized periods: the generator */
 	char last_error[KPMC_ERR_MAX];
 	struct rcu_head rcu;
 };

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Randomized sampling periods (perfmon2's answer to samples that lock step
+ * with a loop): each period is drawn uniformly from [P - R, P + R] by a
+ * xorshift64* generator. The stream depends only on the seed, so a trace can
+ * be reproduced, and every record carries the period actually used.
+ * Pure: also compiled into the unit tests.
+ */
+#ifndef KPMC_SAMPLING_H
+#define KPMC_SAMPLING_H
+
+#include "pure.h"
+
+/* Any seed gives a usable (non-zero) generator state. */
+static inline u64 kpmc_rand_init(u64 seed)
+{
+	return seed ^ 0x9e3779b97f4a7c15ULL ? seed ^ 0x9e3779b97f4a7c15ULL : 1;
+}
+
+static inline u64 kpmc_rand_next(u64 *state)
+{
+	u64 x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+/* The next period: period itself when range is 0. Needs range < period. */
+static inline u64 kpmc_next_period(u64 *state, u64 period, u64 range)
+{
+	if (!range)
+		return period;
+	return period - range + kpmc_rand_next(state) % (2 * range + 1);
+}
+
+/*
+ * Counter value that overflows after period events on a counter of the
+ * given width mask (the counter counts up and interrupts on wrap to 0).
+ */
+static inline u64 kpmc_overflow_start(u64 period, u64 width_mask)
+{
+	return (0 - period) & width_mask;
+}
+
+#endif /* KPMC_SAMPLING_H */
