@@ -222,8 +222,6 @@ static int monitor_open(struct inode *inode, struct file *f)
 	char why[KPMC_ERR_MAX] = "";
 	struct kpmc_session *s;
 
-	if (f->f_mode & FMODE_WRITE)
-		return -EINVAL;
 	s = kpmc_session_open(why, sizeof(why));
 	if (IS_ERR(s)) {
 		kpmc_reject(t, "monitor", "%s", why[0] ? why : "cannot open a session");
@@ -242,6 +240,38 @@ static int monitor_release(struct inode *inode, struct file *f)
 static ssize_t monitor_read(struct file *f, char __user *buf, size_t len, loff_t *ppos)
 {
 	return kpmc_session_read(f->private_data, buf, len, f->f_flags & O_NONBLOCK);
+}
+
+/* "ring=N": records in this session's ring (before its first record). */
+static ssize_t monitor_write(struct file *f, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct kpmc_thread *t = kpmc_thread_of_current(true);
+	char why[KPMC_ERR_MAX] = "";
+	size_t len = count;
+	char *buf;
+	u64 n;
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	buf = fetch_write(ubuf, count, "monitor", t);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (len <= 5 || memcmp(buf, "ring=", 5) || kpmc_parse_u64(buf + 5, len - 5, &n) ||
+	    n > U32_MAX) {
+		kpmc_reject(t, "monitor", "'%.*s': expected ring=N",
+			    (int)min_t(size_t, 40, strnlen(buf, len)), buf);
+		r = -EINVAL;
+	} else {
+		r = kpmc_session_resize(f->private_data, (u32)n, why, sizeof(why));
+		if (r && why[0])
+			kpmc_reject(t, "monitor", "%s", why);
+	}
+	kfree(buf);
+	return r ? r : count;
 }
 
 static __poll_t monitor_poll(struct file *f, poll_table *pt)
@@ -325,7 +355,7 @@ static const struct proc_ops last_error_ops = {
 
 static const struct proc_ops monitor_ops = {
 	.proc_open = monitor_open, .proc_release = monitor_release,
-	.proc_read = monitor_read, .proc_poll = monitor_poll,
+	.proc_read = monitor_read, .proc_write = monitor_write, .proc_poll = monitor_poll,
 	.proc_lseek = no_llseek,
 };
 
@@ -348,7 +378,7 @@ int kpmc_proc_init(void)
 	    !proc_create("config", 0666, kpmc_dir, &config_ops) ||
 	    !proc_create("enable", 0222, kpmc_dir, &enable_ops) ||
 	    !proc_create("last_error", 0444, kpmc_dir, &last_error_ops) ||
-	    !proc_create("monitor", 0444, kpmc_dir, &monitor_ops) ||
+	    !proc_create("monitor", 0666, kpmc_dir, &monitor_ops) ||
 	    !proc_create("mm_manager", 0644, kpmc_dir, &mm_manager_ops)) {
 		proc_remove(kpmc_dir);
 		return -ENOMEM;

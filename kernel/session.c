@@ -175,6 +175,17 @@ void kpmc_session_close(struct kpmc_session *s)
 	kpmc_session_put(s);
 }
 
+/* Caller holds s->lock and has checked there is room. */
+static void put_lost_record(struct kpmc_session *s, struct kpmc_record *slot, u64 lost)
+{
+	memset(slot, 0, sizeof(*slot));
+	slot->version = KPMC_RECORD_VERSION;
+	slot->size = sizeof(*slot);
+	slot->kind = KPMC_REC_LOST;
+	slot->cpu = raw_smp_processor_id();
+	slot->lost = lost;
+}
+
 void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec)
 {
 	unsigned int delay_ms = READ_ONCE(kpmc_wakeup_ms);
@@ -184,6 +195,12 @@ void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec)
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	if (!s->closed) {
+		s->records_in++;
+		if (s->pos.unreported && kpmc_ring_has_room(&s->pos)) {
+			slot = kpmc_ring_reserve(&s->pos);
+			put_lost_record(s, &s->slots[slot], kpmc_ring_take_unreported(&s->pos));
+			kpmc_ring_produced(&s->pos);
+		}
 		slot = kpmc_ring_reserve(&s->pos);
 		if (slot >= 0) {
 			s->slots[slot] = *rec;
@@ -222,16 +239,54 @@ static u32 take_records(struct kpmc_session *s, struct kpmc_record *out, u32 max
 	for (i = 0; i < n; i++)
 		out[i] = s->slots[(first + i) & (s->pos.capacity - 1)];
 	kpmc_ring_consumed(&s->pos, n);
+	/* The ring is empty: a loss not told yet is told now. */
+	if (n < max && !kpmc_ring_used(&s->pos) && s->pos.unreported)
+		put_lost_record(s, &out[n++], kpmc_ring_take_unreported(&s->pos));
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	return n;
 }
 
 static bool has_records(struct kpmc_session *s)
 {
-	u64 used, dropped;
+	unsigned long flags;
+	bool any;
 
-	kpmc_session_stats(s, &used, &dropped);
-	return used > 0;
+	raw_spin_lock_irqsave(&s->lock, flags);
+	any = kpmc_ring_used(&s->pos) || s->pos.unreported;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	return any;
+}
+
+/*
+ * Resize the ring of a session that has produced nothing yet (the CLI's -k,
+ * written to the monitor file before monitoring starts).
+ */
+int kpmc_session_resize(struct kpmc_session *s, u32 records, char *why, size_t len)
+{
+	struct kpmc_record *slots, *old;
+	unsigned long flags;
+
+	if (!kpmc_ring_capacity_valid(records) || records < 2 || records > (1u << 20)) {
+		snprintf(why, len, "ring=%u: want a power of two from 2 to 1048576", records);
+		return -EINVAL;
+	}
+	slots = kvcalloc(records, sizeof(*slots), GFP_KERNEL);
+	if (!slots)
+		return -ENOMEM;
+	raw_spin_lock_irqsave(&s->lock, flags);
+	if (s->records_in) {
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+		kvfree(slots);
+		snprintf(why, len, "ring=%u: the session already has records", records);
+		return -EBUSY;
+	}
+	old = s->slots;
+	s->slots = slots;
+	s->pos.capacity = records;
+	s->wake_mark = max(1u, records / 4);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	kvfree(old);
+	return 0;
 }
 
 ssize_t kpmc_session_read(struct kpmc_session *s, char __user *buf, size_t len,

@@ -38,11 +38,13 @@ static void on_sigint(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kpmc -c CONFIG [-T SECS] [-o FILE] [-A] -- PROG [ARGS...]\n"
-		"       kpmc -c CONFIG [-T SECS] [-o FILE] [-A] -p TID\n"
+		"usage: kpmc -c CONFIG [-T SECS] [-k RECORDS] [-o FILE] [-A] -- PROG [ARGS...]\n"
+		"       kpmc -c CONFIG [-T SECS] [-k RECORDS] [-o FILE] [-A] -p TID\n"
 		"       kpmc -I\n"
 		"  -c CONFIG  counters, PMCTrack raw syntax: pmc0,pmc1=0x8,usr1=1,os1=0\n"
+		"             event-based sampling: ebsN=PERIOD[,rnd=RANGE,seed=S]\n"
 		"  -T SECS    time-based sampling period in seconds (e.g. 0.1)\n"
+		"  -k RECORDS kernel ring size for this run (power of two; default 4096)\n"
 		"  -o FILE    write the trace to FILE\n"
 		"  -A         print only per-thread totals at the end\n"
 		"  -p TID     attach to a running thread (and the threads it creates)\n"
@@ -199,11 +201,12 @@ int main(int argc, char **argv)
 	char fullcfg[1024], normalized[1024], mappings[2048];
 	struct trace t = { 0 };
 	long tbs_ms = 0;
+	unsigned long ring_records = 0;
 	pid_t attach = 0, child = 0;
 	int opt, mon, gate[2] = { -1, -1 }, status = 0, rc = 0, unloaded = 0;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "+c:T:o:Ap:Ih")) != -1) {
+	while ((opt = getopt(argc, argv, "+c:T:o:Ap:k:Ih")) != -1) {
 		switch (opt) {
 		case 'c':
 			if (config) {
@@ -237,6 +240,18 @@ int main(int argc, char **argv)
 			attach = (pid_t)v;
 			break;
 		}
+		case 'k': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || v < 2 || v > (1ul << 20) || (v & (v - 1))) {
+				fprintf(stderr, "kpmc: -k '%s': want the ring size in records, a power of two from 2 to 1048576\n",
+					optarg);
+				return 2;
+			}
+			ring_records = v;
+			break;
+		}
 		case 'I':
 			return print_info();
 		case 'h':
@@ -259,13 +274,25 @@ int main(int argc, char **argv)
 		return 1;
 
 	/* Opening the monitor file creates this thread's session. */
-	mon = open(PROC_DIR "/monitor", O_RDONLY | O_CLOEXEC);
+	mon = open(PROC_DIR "/monitor", (ring_records ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (mon < 0) {
 		char reason[256];
 
 		kernel_reason(errno, reason, sizeof(reason));
 		fprintf(stderr, "kpmc: cannot start a monitoring session: %s\n", reason);
 		return 1;
+	}
+	if (ring_records) {
+		char req[32];
+		int n = snprintf(req, sizeof(req), "ring=%lu", ring_records);
+
+		if (write(mon, req, (size_t)n) != n) {
+			char reason[256];
+
+			kernel_reason(errno, reason, sizeof(reason));
+			fprintf(stderr, "kpmc: -k %lu: %s\n", ring_records, reason);
+			return 1;
+		}
 	}
 	if (proc_write("config", fullcfg, "configuration rejected"))
 		return 1;

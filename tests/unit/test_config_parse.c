@@ -213,6 +213,12 @@ static void test_ring(void **state)
 	assert_int_equal(first, 3);
 	kpmc_ring_consumed(&r, 4);
 	assert_int_equal(kpmc_ring_peek(&r, 64, &first), 0);
+	/* Two drops so far, neither told yet; telling clears the count. */
+	assert_true(r.unreported == 2);
+	assert_true(kpmc_ring_take_unreported(&r) == 2);
+	assert_true(kpmc_ring_take_unreported(&r) == 0);
+	assert_true(r.dropped == 2);
+	assert_true(kpmc_ring_has_room(&r));
 	/* Positions are free-running: far past 2^32 nothing aliases. */
 	r.head = r.tail = 0xfffffffeull;
 	assert_int_equal(kpmc_ring_reserve(&r), 2);

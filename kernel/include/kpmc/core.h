@@ -47,6 +47,7 @@ struct kpmc_session {
 	struct hrtimer wake_timer;	/* batched wakeup: at most wakeup_ms late */
 	bool wake_armed;		/* wake_timer started, not yet fired; under lock */
 	u32 wake_mark;			/* records in the ring that wake at once */
+	u64 records_in;			/* records pushed (kept + dropped); under lock */
 	struct work_struct free_work;	/* free in process context */
 };
 
@@ -109,6 +110,7 @@ void kpmc_session_put(struct kpmc_session *s);
 void kpmc_session_close(struct kpmc_session *s);
 void kpmc_session_stats(struct kpmc_session *s, u64 *used, u64 *dropped);
 void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec);
+int kpmc_session_resize(struct kpmc_session *s, u32 records, char *why, size_t len);
 ssize_t kpmc_session_read(struct kpmc_session *s, char __user *buf, size_t len, bool nonblock);
 __poll_t kpmc_session_poll(struct kpmc_session *s, struct file *f, poll_table *pt);
 unsigned int kpmc_sessions_live(void);

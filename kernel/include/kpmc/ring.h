@@ -14,6 +14,7 @@ struct kpmc_ring_pos {
 	u64 head;		/* records ever produced */
 	u64 tail;		/* records ever consumed */
 	u64 dropped;		/* records refused because the ring was full */
+	u64 unreported;		/* of those, not yet told in a LOST record */
 	u32 capacity;		/* slots; a power of two */
 };
 
@@ -35,6 +36,7 @@ static inline long kpmc_ring_reserve(struct kpmc_ring_pos *r)
 {
 	if (kpmc_ring_used(r) >= r->capacity) {
 		r->dropped++;
+		r->unreported++;
 		return -1;
 	}
 	return (long)(r->head & (r->capacity - 1));
@@ -61,6 +63,26 @@ static inline u32 kpmc_ring_peek(const struct kpmc_ring_pos *r, u32 max,
 static inline void kpmc_ring_consumed(struct kpmc_ring_pos *r, u32 n)
 {
 	r->tail += n;
+}
+
+/*
+ * Loss is told in-band: before the next record that fits, or to a reader that
+ * emptied the ring, a LOST record carries the count of records dropped since
+ * the previous one. Returns that count (0: nothing to tell) and clears it;
+ * the caller puts the LOST record in a slot it has (reserve, or the read).
+ */
+static inline u64 kpmc_ring_take_unreported(struct kpmc_ring_pos *r)
+{
+	u64 n = r->unreported;
+
+	r->unreported = 0;
+	return n;
+}
+
+/* Does the ring have room for one more record? */
+static inline bool kpmc_ring_has_room(const struct kpmc_ring_pos *r)
+{
+	return kpmc_ring_used(r) < r->capacity;
 }
 
 #endif /* KPMC_RING_H */
