@@ -54,6 +54,7 @@ static int info_show(struct seq_file *m, void *v)
 {
 	const struct kpmc_monitoring_module *mm = kpmc_mm_active();
 	unsigned int known, counting, i;
+	int live_threads, live_configs;
 
 	seq_puts(m, "version: 1\n");
 	seq_printf(m, "hooks: %s\n", kpmc_hooks ? kpmc_hooks->name : "none");
@@ -89,6 +90,10 @@ static int info_show(struct seq_file *m, void *v)
 	seq_printf(m, "threads_lost: %d\n", atomic_read(&kpmc_threads_lost));
 	seq_printf(m, "sessions: %u\n", kpmc_sessions_live());
 	seq_printf(m, "ring_records: %u\n", kpmc_ring_records);
+	kpmc_live_objects(&live_threads, &live_configs);
+	seq_printf(m, "live_objects: %u (thread states %d, configurations %d, sessions %u)\n",
+		   live_threads + live_configs + kpmc_sessions_live(), live_threads,
+		   live_configs, kpmc_sessions_live());
 	return 0;
 }
 
@@ -153,7 +158,7 @@ static ssize_t enable_write(struct file *f, const char __user *ubuf,
 {
 	struct kpmc_thread *t = kpmc_thread_of_current(true);
 	size_t len = count;
-	bool at_exec = false;
+	bool at_exec = false, stop = false;
 	const char *comma;
 	pid_t pid;
 	char *buf;
@@ -175,8 +180,10 @@ static ssize_t enable_write(struct file *f, const char __user *ubuf,
 		if (comma) {
 			if (len - (comma - buf) == 5 && !memcmp(comma, ",exec", 5)) {
 				at_exec = true;
+			} else if (len - (comma - buf) == 5 && !memcmp(comma, ",stop", 5)) {
+				stop = true;
 			} else {
-				kpmc_reject(t, "enable", "'%.*s': unknown option (only ',exec')",
+				kpmc_reject(t, "enable", "'%.*s': unknown option (',exec' or ',stop')",
 					    (int)min_t(size_t, 40, len - (comma - buf)), comma);
 				r = -EINVAL;
 				goto out;
@@ -192,9 +199,9 @@ static ssize_t enable_write(struct file *f, const char __user *ubuf,
 			r = -ENODEV;
 			goto out;
 		}
-		r = kpmc_thread_attach(t, pid, at_exec);
+		r = stop ? kpmc_thread_detach(t, pid) : kpmc_thread_attach(t, pid, at_exec);
 	} else {
-		kpmc_reject(t, "enable", "'%.*s': expected 1, 0, pid=N or pid=N,exec",
+		kpmc_reject(t, "enable", "'%.*s': expected 1, 0, pid=N, pid=N,exec or pid=N,stop",
 			    (int)min_t(size_t, 40, strnlen(buf, len)), buf);
 		r = -EINVAL;
 	}

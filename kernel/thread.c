@@ -275,6 +275,15 @@ void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next)
 	tn = lookup(next);
 	if (tn && tn->state != KPMC_COUNTING)
 		tn = NULL;
+	/*
+	 * Detached while switched out (its counts were folded at switch-out),
+	 * or its session's reader is gone: stop counting it.
+	 */
+	if (tn && unlikely(READ_ONCE(tn->stop_requested) || READ_ONCE(tn->session->closed))) {
+		emit(tn, KPMC_REC_DETACH);
+		tn->state = KPMC_IDLE;
+		tn = NULL;
+	}
 	if (!tp && !tn)
 		return;
 	now = ktime_get_ns();
@@ -286,6 +295,8 @@ void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next)
 		switch_out_to_nothing(c, tp);
 }
 
+static void stop_current(struct kpmc_thread *t, enum kpmc_record_kind kind);
+
 static enum hrtimer_restart kpmc_tick(struct hrtimer *timer)
 {
 	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
@@ -294,6 +305,10 @@ static enum hrtimer_restart kpmc_tick(struct hrtimer *timer)
 
 	if (!t)
 		return HRTIMER_NORESTART;
+	if (unlikely(READ_ONCE(t->stop_requested) || READ_ONCE(t->session->closed))) {
+		stop_current(t, KPMC_REC_DETACH);
+		return HRTIMER_NORESTART;
+	}
 	now = ktime_get_ns();
 	/* An overflow whose interrupt is late (or lost) is sampled here. */
 	if (fold(c, t, now))
@@ -605,6 +620,45 @@ out_task:
 	put_task_struct(task);
 out_session:
 	kpmc_session_put(s);
+	return err;
+}
+
+/* Thread states and configurations allocated and not yet freed (RCU included). */
+void kpmc_live_objects(int *threads, int *configs)
+{
+	*threads = atomic_read(&kpmc_threads_live);
+	*configs = atomic_read(&kpmc_configs_live);
+}
+
+/*
+ * The owner of t's session stops monitoring t, another thread that may be
+ * running on another CPU right now: t's CPU does it at t's next switch-in or
+ * fold timer, and the DETACH record tells the owner it is done.
+ */
+int kpmc_thread_detach(struct kpmc_thread *owner, pid_t tid)
+{
+	struct kpmc_session *s = kpmc_session_of_current();
+	struct task_struct *task;
+	struct kpmc_thread *t;
+	int err = -ESRCH;
+
+	if (!s) {
+		kpmc_reject(owner, "enable", "pid=%d,stop: no session: nothing was attached", tid);
+		return -EINVAL;
+	}
+	task = get_pid_task(find_vpid(tid), PIDTYPE_PID);
+	rcu_read_lock();
+	t = task ? lookup(task) : NULL;
+	if (t && t->session == s && t->state != KPMC_IDLE) {
+		WRITE_ONCE(t->stop_requested, true);
+		err = 0;
+	}
+	rcu_read_unlock();
+	if (task)
+		put_task_struct(task);
+	kpmc_session_put(s);
+	if (err)
+		kpmc_reject(owner, "enable", "pid=%d,stop: not monitored by this session", tid);
 	return err;
 }
 

@@ -128,6 +128,8 @@ struct trace {
 	int header_done;
 	struct kpmc_totals totals;
 	unsigned long long lost;	/* records the kernel dropped (ring full) */
+	pid_t detach_tid;		/* a DETACH record for this thread has come */
+	int detached;
 	int bad;
 };
 
@@ -142,6 +144,8 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 	}
 	if (rec->kind == KPMC_REC_LOST)
 		t->lost += rec->lost;
+	if (rec->kind == KPMC_REC_DETACH && t->detach_tid && (pid_t)rec->tid == t->detach_tid)
+		t->detached = 1;
 	if (t->aggregate) {
 		if (rec->kind == KPMC_REC_LOST)
 			return;
@@ -386,6 +390,25 @@ int main(int argc, char **argv)
 		}
 		if (done)
 			break;
+	}
+	/*
+	 * Interrupted while attached: detach, and wait (a second at most) for
+	 * the thread's CPU to send its last counts in a DETACH record.
+	 */
+	if (attach && interrupted && !unloaded && thread_alive(attach)) {
+		char req[48];
+
+		t.detach_tid = attach;
+		snprintf(req, sizeof(req), "pid=%d,stop", attach);
+		if (!proc_write("enable", req, "cannot detach")) {
+			for (int i = 0; i < 20 && !t.detached && thread_alive(attach); i++) {
+				struct pollfd p = { .fd = mon, .events = POLLIN };
+
+				poll(&p, 1, 50);
+				if (drain(mon, &t) < 0)
+					break;
+			}
+		}
 	}
 	/* The exit records were queued before the parent could see the exit. */
 	if (!unloaded && drain(mon, &t) < 0)

@@ -32,3 +32,24 @@ printf 'ring=x' >&3 2>/dev/null && r="$r ring=x accepted;"
 exec 3>&-
 verdict arm64_ring_size_option "$r"
 rmmod kpmc
+
+# Stress: 2,000 short-lived threads created while monitored with EBS active
+# (each spins 20,000 iterations: 40,000 user cycles, 4 samples at 10,000);
+# then every object kpmc allocated is gone, and rmmod is clean.
+r=""
+load
+kpmc -k 65536 -A -c pmc0,ebs0=10000 -- "$BIN/spawnmany" 2000 20000 >$OUT/stress.txt 2>&1 ||
+	r="kpmc failed: $(tail -n 3 $OUT/stress.txt);"
+# -A rows: pid tid records pmc0; the 2,000 workers retire 40,000 + a few each.
+rows=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $4 >= 40000 && $4 <= 41000 { n++ } END { print n + 0 }' $OUT/stress.txt)
+[ "$rows" -eq 2000 ] || r="$r $rows worker threads with 40,000..41,000 user cycles, expected 2000;"
+samples=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $4 >= 40000 && $4 <= 41000 && $3 == 5 { n++ } END { print n + 0 }' $OUT/stress.txt)
+[ "$samples" -eq 2000 ] || r="$r only $samples workers with 4 ebs + 1 exit records;"
+grep -q "lost" $OUT/stress.txt && r="$r records lost;"
+sleep 1
+live=$(sed -n 's/^live_objects: \([0-9]*\).*/\1/p' /proc/kpmc/info)
+[ "$live" = 0 ] || r="$r live objects after the run: $(grep live_objects /proc/kpmc/info);"
+grep -q '^threads_lost: 0' /proc/kpmc/info || r="$r $(grep threads_lost /proc/kpmc/info);"
+rmmod kpmc || r="$r rmmod failed;"
+verdict arm64_stress_2000_threads_ebs "$r"
+[ -n "$r" ] && head -n 12 $OUT/stress.txt

@@ -73,6 +73,7 @@ struct kpmc_thread {
 	u64 sampling_raw;		/* the sampling counter's value while switched out */
 	u64 sampling_period;		/* the period being counted down */
 	u64 rand_state;			/* randomized periods: the generator */
+	bool stop_requested;		/* the session owner detaches it: done on its CPU */
 	char last_error[KPMC_ERR_MAX];
 	struct rcu_head rcu;
 };
@@ -97,7 +98,9 @@ int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config *cfg)
 int kpmc_thread_start_self(struct kpmc_thread *t);
 int kpmc_thread_stop_self(struct kpmc_thread *t);
 int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec);
+int kpmc_thread_detach(struct kpmc_thread *owner, pid_t tid);
 void kpmc_threads_count(unsigned int *known, unsigned int *counting);
+void kpmc_live_objects(int *threads, int *configs);
 extern atomic_t kpmc_threads_lost;
 void kpmc_shared_config_put(struct kpmc_shared_config *c);
 

@@ -1,0 +1,45 @@
+# arm64: attaching to a running program (kpmc -p) and detaching from it.
+# "loop 1e9" retires 2,000,011,xxx user instructions, about 2 s of guest time.
+load
+
+# agg_pmc0 FILE TID: pmc0 of thread TID in a "kpmc -A" output (pid tid records pmc0).
+agg_pmc0() {
+	awk -v tid=$2 '$1 ~ /^[0-9]+$/ && $2 == tid { print $4 }' "$1"
+}
+
+# Attach half a second in: only what the loop retires from then on is counted.
+r=""
+"$BIN/loop" 1000000000 >/dev/null &
+lp=$!
+sleep 0.5
+kpmc -A -c pmc0 -p $lp >$OUT/attach.txt 2>&1 || r="kpmc -p failed: $(cat $OUT/attach.txt);"
+wait $lp || r="$r the loop failed;"
+c=$(agg_pmc0 $OUT/attach.txt $lp)
+echo "attach: counted ${c:-none} of 2,000,011,047"
+[ -n "$c" ] && [ "$c" -ge 1000000000 ] && [ "$c" -le 1600000000 ] ||
+	r="$r counted '${c}', expected 1.0e9..1.6e9 (the 0.5 s before the attach not counted);"
+verdict arm64_attach_counts_from_attach_on "$r"
+
+# Detach after half a second (SIGINT): the loop runs on to its normal end,
+# kpmc reports what it counted while attached.
+r=""
+"$BIN/loop" 1000000000 >/dev/null &
+lp=$!
+sleep 0.2
+kpmc -A -c pmc0 -p $lp >$OUT/detach.txt 2>&1 &
+kp=$!
+sleep 0.5
+kill -INT $kp
+wait $kp || r="kpmc exited $? after SIGINT: $(cat $OUT/detach.txt);"
+kill -0 $lp 2>/dev/null || r="$r the loop died with the detach;"
+wait $lp || r="$r the loop failed after the detach;"
+c=$(agg_pmc0 $OUT/detach.txt $lp)
+echo "detach: counted ${c:-none} in about 0.5 s attached"
+[ -n "$c" ] && [ "$c" -ge 200000000 ] && [ "$c" -le 700000000 ] ||
+	r="$r counted '${c}' while attached for ~0.5 s, expected 2e8..7e8;"
+sleep 0.5
+live=$(sed -n 's/^live_objects: \([0-9]*\).*/\1/p' /proc/kpmc/info)
+[ "$live" = 0 ] || r="$r $(grep live_objects /proc/kpmc/info) after both ended;"
+verdict arm64_detach_leaves_program_running "$r"
+[ -n "$r" ] && cat $OUT/detach.txt
+rmmod kpmc
