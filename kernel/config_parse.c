@@ -65,6 +65,8 @@ static int parse_indexed(const char *tok, size_t len, const char *word,
 #define KPMC_SEEN_EBS	2u
 #define KPMC_SEEN_RND	4u
 #define KPMC_SEEN_SEED	8u
+#define KPMC_SEEN_MUX	16u
+#define KPMC_SEEN_MUXS	32u
 
 static int fail(char *err, size_t errlen, const char *tok, size_t toklen,
 		const char *why)
@@ -120,6 +122,25 @@ static int parse_token(const char *tok, size_t len,
 			return fail(err, errlen, tok, len, "tbs given twice");
 		*seen |= KPMC_SEEN_TBS;
 		c->tbs_ms = (u32)v;
+		return 0;
+	}
+	if ((klen == 3 && memcmp(tok, "mux", 3) == 0) ||
+	    (klen == 10 && memcmp(tok, "muxsamples", 10) == 0)) {
+		u32 bit = klen == 3 ? KPMC_SEEN_MUX : KPMC_SEEN_MUXS;
+
+		if (!eq || kpmc_parse_u64(val, vlen, &v) || v == 0 ||
+		    v > (bit == KPMC_SEEN_MUX ? KPMC_TBS_MAX_MS : 1000000000u))
+			return fail(err, errlen, tok, len,
+				    bit == KPMC_SEEN_MUX ?
+				    "mux wants the set's time slice in ms (1 to 86400000)" :
+				    "muxsamples wants a number of samples (1 to 1000000000)");
+		if (*seen & bit)
+			return fail(err, errlen, tok, len, "given twice");
+		*seen |= bit;
+		if (bit == KPMC_SEEN_MUX)
+			c->mux_ms = (u32)v;
+		else
+			c->mux_samples = (u32)v;
 		return 0;
 	}
 	if ((klen == 3 && memcmp(tok, "rnd", 3) == 0) ||
@@ -321,6 +342,8 @@ int kpmc_config_parse(const char *buf, size_t len,
 	}
 	if ((seen & KPMC_SEEN_SEED) && !c.ebs_range)
 		return fail(err, errlen, buf, len, "seed without rnd: the period is not randomized");
+	if (c.mux_samples && !c.ebs_period)
+		return fail(err, errlen, buf, len, "muxsamples needs an ebsN sampling counter");
 	*cfg = c;
 	return 0;
 }
@@ -357,6 +380,81 @@ int kpmc_config_format(const struct kpmc_config *cfg, char *out, size_t len)
 			     (unsigned long long)cfg->ebs_range,
 			     (unsigned long long)cfg->seed);
 		used += w;
+	}
+	if (cfg->mux_ms) {
+		w = snprintf(out + used, len > used ? len - used : 0, ",mux=%u", cfg->mux_ms);
+		used += w;
+	}
+	if (cfg->mux_samples) {
+		w = snprintf(out + used, len > used ? len - used : 0, ",muxsamples=%u",
+			     cfg->mux_samples);
+		used += w;
+	}
+	return (int)used;
+}
+
+int kpmc_config_sets_parse(const char *buf, size_t len,
+			   const struct kpmc_pmu_desc *pmu,
+			   struct kpmc_config_sets *sets, char *err, size_t errlen)
+{
+	struct kpmc_config_sets out;
+	size_t pos = 0;
+	unsigned int i;
+	int r;
+
+	err[0] = '\0';
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (len > KPMC_CONFIG_STR_MAX)
+		return fail(err, errlen, buf, len, "configuration too long");
+	memset(&out, 0, sizeof(out));
+	do {
+		const char *semi = memchr(buf + pos, ';', len - pos);
+		size_t slen = semi ? (size_t)(semi - (buf + pos)) : len - pos;
+
+		if (out.nr == KPMC_MAX_SETS)
+			return fail(err, errlen, buf + pos, len - pos,
+				    "too many event sets (at most 4)");
+		/* A newline inside is an error: only the very last one was allowed. */
+		if (slen && buf[pos + slen - 1] == '\n')
+			return fail(err, errlen, buf + pos, slen,
+				    "unexpected character (no spaces or control bytes)");
+		r = kpmc_config_parse(buf + pos, slen, pmu, &out.set[out.nr], err, errlen);
+		if (r)
+			return r;
+		out.nr++;
+		pos += slen + 1;
+	} while (pos <= len);
+	for (i = 0; i < out.nr; i++) {
+		struct kpmc_config *c = &out.set[i];
+
+		if (out.nr == 1 && (c->mux_ms || c->mux_samples))
+			return fail(err, errlen, buf, len,
+				    "mux and muxsamples rotate event sets: give two or more, separated by ';'");
+		if (out.nr > 1 && !c->mux_ms && !c->mux_samples)
+			c->mux_ms = KPMC_MUX_DEFAULT_MS;
+	}
+	*sets = out;
+	return 0;
+}
+
+int kpmc_config_sets_format(const struct kpmc_config_sets *sets, char *out, size_t len)
+{
+	size_t used = 0;
+	unsigned int i;
+
+	if (len)
+		out[0] = '\0';
+	for (i = 0; i < sets->nr; i++) {
+		if (i) {
+			if (used + 1 < len) {
+				out[used] = ';';
+				out[used + 1] = '\0';
+			}
+			used++;
+		}
+		used += kpmc_config_format(&sets->set[i], out + (used < len ? used : len),
+					   len > used ? len - used : 0);
 	}
 	return (int)used;
 }

@@ -108,7 +108,7 @@ static int config_show(struct seq_file *m, void *v)
 		seq_puts(m, "none\n");
 		return 0;
 	}
-	kpmc_config_format(&t->conf->cfg, text, sizeof(text));
+	kpmc_config_sets_format(&t->conf->sets, text, sizeof(text));
 	seq_printf(m, "%s\n", text);
 	return 0;
 }
@@ -117,8 +117,8 @@ static ssize_t config_write(struct file *f, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
 	struct kpmc_thread *t = kpmc_thread_of_current(true);
+	struct kpmc_config_sets *sets;
 	char err[KPMC_ERR_MAX];
-	struct kpmc_config cfg;
 	char *buf;
 	int r;
 
@@ -131,13 +131,18 @@ static ssize_t config_write(struct file *f, const char __user *ubuf,
 	buf = fetch_write(ubuf, count, "config", t);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	r = kpmc_config_parse(buf, count, &kpmc_pmu, &cfg, err, sizeof(err));
-	kfree(buf);
-	if (r) {
-		kpmc_reject(t, "config", "%s", err);
-		return r;
+	sets = kmalloc(sizeof(*sets), GFP_KERNEL);
+	if (!sets) {
+		kfree(buf);
+		return -ENOMEM;
 	}
-	r = kpmc_thread_set_config(t, &cfg);
+	r = kpmc_config_sets_parse(buf, count, &kpmc_pmu, sets, err, sizeof(err));
+	kfree(buf);
+	if (r)
+		kpmc_reject(t, "config", "%s", err);
+	else
+		r = kpmc_thread_set_config(t, sets);
+	kfree(sets);
 	return r ? r : count;
 }
 

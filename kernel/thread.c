@@ -67,6 +67,22 @@ static struct kpmc_thread *lookup(struct task_struct *task)
 	return NULL;
 }
 
+/* The set t counts now: its configuration, encoding and generation. */
+static inline const struct kpmc_config *tcfg(const struct kpmc_thread *t)
+{
+	return &t->conf->sets.set[t->set];
+}
+
+static inline const struct kpmc_hw_config *thw(const struct kpmc_thread *t)
+{
+	return &t->conf->hw[t->set];
+}
+
+static inline u64 tgen(const struct kpmc_thread *t)
+{
+	return t->conf->generation + t->set;
+}
+
 void kpmc_shared_config_put(struct kpmc_shared_config *c)
 {
 	if (c && refcount_dec_and_test(&c->ref)) {
@@ -109,7 +125,7 @@ static struct kpmc_thread *alloc_thread(struct task_struct *task, gfp_t gfp)
  */
 static bool fold(struct kpmc_cpu *c, struct kpmc_thread *t, u64 now)
 {
-	const struct kpmc_hw_config *hw = &t->conf->hw;
+	const struct kpmc_hw_config *hw = thw(t);
 	u64 raw[KPMC_MAX_COUNTERS];
 	bool due = false;
 	unsigned int i;
@@ -127,19 +143,20 @@ static bool fold(struct kpmc_cpu *c, struct kpmc_thread *t, u64 now)
 		c->last_raw[i] = raw[i];
 	}
 	t->run_ns += now - t->switched_in_ns;
+	t->set_run_ns += now - t->switched_in_ns;
 	t->switched_in_ns = now;
 	return due;
 }
 
 static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
 {
-	const struct kpmc_hw_config *hw = &t->conf->hw;
+	const struct kpmc_hw_config *hw = thw(t);
 	struct kpmc_sample s;
 	struct kpmc_record rec;
 	unsigned int i;
 
 	memset(&s, 0, sizeof(s));
-	s.cfg = &t->conf->cfg;
+	s.cfg = tcfg(t);
 	s.counter_mask = hw->mask;
 	s.run_ns = t->run_ns;
 	for (i = 0; i < hw->nr; i++)
@@ -150,6 +167,7 @@ static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
 	rec.version = KPMC_RECORD_VERSION;
 	rec.size = sizeof(rec);
 	rec.kind = kind;
+	rec.set = t->set;
 	if (kind == KPMC_REC_EBS)
 		rec.period = t->sampling_period;
 	rec.cpu = raw_smp_processor_id();
@@ -170,8 +188,8 @@ static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
 /* Start t's next sampling period (drawn, if randomized). */
 static void sampling_arm(struct kpmc_thread *t)
 {
-	const struct kpmc_config *cfg = &t->conf->cfg;
-	const struct kpmc_hw_config *hw = &t->conf->hw;
+	const struct kpmc_config *cfg = tcfg(t);
+	const struct kpmc_hw_config *hw = thw(t);
 
 	t->sampling_period = kpmc_next_period(&t->rand_state, cfg->ebs_period,
 					      cfg->ebs_range);
@@ -179,12 +197,18 @@ static void sampling_arm(struct kpmc_thread *t)
 					      hw->width_mask[hw->sampling_index]);
 }
 
-/* A thread starts counting: the first period of a fresh, seeded stream. */
-static void sampling_start(struct kpmc_thread *t)
+/*
+ * A thread starts counting: its first set, and the first sampling period of
+ * a fresh, seeded stream.
+ */
+static void counting_start(struct kpmc_thread *t)
 {
-	if (!t->conf->hw.sampling)
+	t->set = 0;
+	t->set_run_ns = 0;
+	t->set_samples = 0;
+	if (!thw(t)->sampling)
 		return;
-	t->rand_state = kpmc_rand_init(t->conf->cfg.seed);
+	t->rand_state = kpmc_rand_init(tcfg(t)->seed);
 	sampling_arm(t);
 }
 
@@ -194,10 +218,11 @@ static void sampling_start(struct kpmc_thread *t)
  */
 static void sampling_take(struct kpmc_cpu *c, struct kpmc_thread *t, bool loaded)
 {
-	const struct kpmc_hw_config *hw = &t->conf->hw;
+	const struct kpmc_hw_config *hw = thw(t);
 	unsigned int i = hw->sampling_index;
 
 	emit(t, KPMC_REC_EBS);
+	t->set_samples++;
 	sampling_arm(t);
 	if (loaded) {
 		kpmc_backend->write(hw, i, t->sampling_raw);
@@ -207,36 +232,67 @@ static void sampling_take(struct kpmc_cpu *c, struct kpmc_thread *t, bool loaded
 
 static u64 next_due_ns(const struct kpmc_thread *t)
 {
-	u64 tbs = (u64)t->conf->cfg.tbs_ms * NSEC_PER_MSEC;
+	u64 tbs = (u64)tcfg(t)->tbs_ms * NSEC_PER_MSEC;
+	u64 mux = (u64)tcfg(t)->mux_ms * NSEC_PER_MSEC;
+	u64 due = KPMC_FOLD_NS;
 
-	if (!tbs)
-		return KPMC_FOLD_NS;
-	if (t->run_ns >= tbs)
-		return 0;
-	return min_t(u64, tbs - t->run_ns, KPMC_FOLD_NS);
+	if (tbs)
+		due = min_t(u64, due, t->run_ns >= tbs ? 0 : tbs - t->run_ns);
+	if (mux)
+		due = min_t(u64, due, t->set_run_ns >= mux ? 0 : mux - t->set_run_ns);
+	return due;
+}
+
+/*
+ * Multiplexing: when t's set has had its time slice (or its samples), record
+ * what the set counted and put the next set on the counters. t is current,
+ * its counters loaded and just folded.
+ */
+static void maybe_rotate(struct kpmc_cpu *c, struct kpmc_thread *t)
+{
+	const struct kpmc_config *cfg = tcfg(t);
+	const struct kpmc_hw_config *hw;
+	u64 start[KPMC_MAX_COUNTERS] = { 0 };
+
+	if (t->conf->sets.nr < 2 ||
+	    !kpmc_mux_due(t->set_run_ns, t->set_samples, cfg->mux_ms, cfg->mux_samples))
+		return;
+	emit(t, KPMC_REC_MUX);
+	kpmc_backend->stop(thw(t));
+	t->set = kpmc_mux_next_set(t->set, t->conf->sets.nr);
+	t->set_run_ns = 0;
+	t->set_samples = 0;
+	hw = thw(t);
+	if (hw->sampling) {
+		sampling_arm(t);
+		start[hw->sampling_index] = t->sampling_raw;
+	}
+	kpmc_backend->load(hw, start);
+	memcpy(c->last_raw, start, hw->nr * sizeof(start[0]));
+	c->loaded_generation = tgen(t);
 }
 
 /* Put t's counters on this CPU; running: the previous thread's are running. */
 static void switch_in(struct kpmc_cpu *c, struct kpmc_thread *t,
 		      struct kpmc_thread *prev, u64 now)
 {
-	const struct kpmc_hw_config *hw = &t->conf->hw;
+	const struct kpmc_hw_config *hw = thw(t);
 	u64 expires;
 
 	if (unlikely(wrap_test_distance) ||
-	    c->loaded_generation != t->conf->generation) {
+	    c->loaded_generation != tgen(t)) {
 		u64 start[KPMC_MAX_COUNTERS];
 		unsigned int i;
 
 		if (prev)
-			kpmc_backend->stop(&prev->conf->hw);
+			kpmc_backend->stop(thw(prev));
 		for (i = 0; i < hw->nr; i++)
 			start[i] = (0 - (u64)wrap_test_distance) & hw->width_mask[i];
 		if (hw->sampling)
 			start[hw->sampling_index] = t->sampling_raw;
 		kpmc_backend->load(hw, start);
 		memcpy(c->last_raw, start, hw->nr * sizeof(start[0]));
-		c->loaded_generation = t->conf->generation;
+		c->loaded_generation = tgen(t);
 	} else {
 		/* The sampling counter holds each thread's own distance to overflow. */
 		if (hw->sampling) {
@@ -258,7 +314,7 @@ static void switch_in(struct kpmc_cpu *c, struct kpmc_thread *t,
 
 static void switch_out_to_nothing(struct kpmc_cpu *c, struct kpmc_thread *t)
 {
-	kpmc_backend->stop(&t->conf->hw);
+	kpmc_backend->stop(thw(t));
 	c->cur = NULL;
 }
 
@@ -313,9 +369,10 @@ static enum hrtimer_restart kpmc_tick(struct hrtimer *timer)
 	/* An overflow whose interrupt is late (or lost) is sampled here. */
 	if (fold(c, t, now))
 		sampling_take(c, t, true);
-	tbs = (u64)t->conf->cfg.tbs_ms * NSEC_PER_MSEC;
+	tbs = (u64)tcfg(t)->tbs_ms * NSEC_PER_MSEC;
 	if (tbs && t->run_ns >= tbs)
 		emit(t, KPMC_REC_TBS);
+	maybe_rotate(c, t);
 	hrtimer_set_expires(timer, ns_to_ktime(now + next_due_ns(t)));
 	return HRTIMER_RESTART;
 }
@@ -330,10 +387,12 @@ void kpmc_pmu_overflow(void)
 	 * As an NMI (arm64 pseudo-NMI) the records' locks are off limits: the
 	 * next fold (tick or switch) sees the overflow and samples then.
 	 */
-	if (!t || !t->conf->hw.sampling || in_nmi())
+	if (!t || !thw(t)->sampling || in_nmi())
 		return;
-	if (fold(c, t, ktime_get_ns()))
+	if (fold(c, t, ktime_get_ns())) {
 		sampling_take(c, t, true);
+		maybe_rotate(c, t);
+	}
 }
 
 /* Stop counting t, which is current, and take its last record. */
@@ -376,7 +435,7 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 	t->state = p->state;
 	refcount_inc(&p->conf->ref);
 	t->conf = p->conf;
-	sampling_start(t);
+	counting_start(t);
 	kpmc_session_get(p->session);
 	t->session = p->session;
 	rcu_read_unlock();
@@ -404,7 +463,7 @@ void kpmc_hook_exec(struct task_struct *task)
 		t->state = KPMC_COUNTING;
 		memset(t->acc, 0, sizeof(t->acc));
 		t->run_ns = 0;
-		sampling_start(t);
+		counting_start(t);
 		if (!WARN_ON_ONCE(c->cur))
 			switch_in(c, t, NULL, ktime_get_ns());
 	}
@@ -458,8 +517,9 @@ struct kpmc_thread *kpmc_thread_of_current(bool create)
 	return t;
 }
 
-int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config *cfg)
+int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config_sets *sets)
 {
+	unsigned int i;
 	struct kpmc_shared_config *c, *old;
 
 	if (t->state != KPMC_IDLE) {
@@ -472,10 +532,12 @@ int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config *cfg)
 		return -ENOMEM;
 	atomic_inc(&kpmc_configs_live);
 	refcount_set(&c->ref, 1);
-	c->generation = atomic64_inc_return(&kpmc_config_generation);
-	c->cfg = *cfg;
-	kpmc_backend->encode(cfg, &c->hw);
+	c->generation = atomic64_add_return(KPMC_MAX_SETS, &kpmc_config_generation);
+	c->sets = *sets;
+	for (i = 0; i < sets->nr; i++)
+		kpmc_backend->encode(&sets->set[i], &c->hw[i]);
 	old = t->conf;
+	t->set = 0;
 	t->conf = c;
 	kpmc_shared_config_put(old);
 	return 0;
@@ -514,7 +576,7 @@ int kpmc_thread_start_self(struct kpmc_thread *t)
 	t->state = KPMC_COUNTING;
 	memset(t->acc, 0, sizeof(t->acc));
 	t->run_ns = 0;
-	sampling_start(t);
+	counting_start(t);
 	switch_in(this_cpu_ptr(&kpmc_cpus), t, NULL, ktime_get_ns());
 	local_irq_restore(flags);
 	if (old)
@@ -594,7 +656,7 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 	refcount_inc(&owner->conf->ref);
 	t->conf = owner->conf;
 	t->session = s;
-	sampling_start(t);
+	counting_start(t);
 
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
 	/* Ordered with kpmc_hook_exit by the lock: an exiting task is never added. */

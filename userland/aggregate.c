@@ -50,6 +50,13 @@ int kpmc_totals_add(struct kpmc_totals *t, const struct kpmc_record *rec)
 	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
 		if (rec->counter_mask & (1u << i))
 			th->counts[i] += rec->counts[i];
+	if (rec->set < KPMC_MAX_SETS) {
+		th->set_records[rec->set]++;
+		th->set_run_ns[rec->set] += rec->run_ns;
+		for (i = 0; i < KPMC_MAX_COUNTERS; i++)
+			if (rec->counter_mask & (1u << i))
+				th->set_counts[rec->set][i] += rec->counts[i];
+	}
 	return 0;
 }
 
@@ -127,6 +134,101 @@ size_t kpmc_totals_format(const struct kpmc_totals *t, uint32_t counter_mask,
 		}
 		put(out, len, &used, "%7s %7u %7llu", "total", pid, (unsigned long long)records);
 		put_counts(out, len, &used, counter_mask, sum);
+	}
+	return used;
+}
+
+uint64_t kpmc_scale_count(uint64_t count, uint64_t enabled, uint64_t running)
+{
+	unsigned __int128 v;
+
+	if (!running)
+		return 0;
+	v = (unsigned __int128)count * enabled + running / 2;
+	v /= running;
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+static void put_set_row(char *out, size_t len, size_t *used, const char *who, uint32_t id,
+			int set, uint64_t records, uint64_t running, uint64_t enabled,
+			uint32_t all_mask, uint32_t set_mask, const uint64_t *scaled)
+{
+	unsigned int c;
+
+	put(out, len, used, "%7s %7u %5d %7llu %8.2f%%", who, id, set,
+	    (unsigned long long)records, enabled ? 100.0 * (double)running / (double)enabled : 0.0);
+	for (c = 0; c < KPMC_MAX_COUNTERS; c++) {
+		if (!(all_mask & (1u << c)))
+			continue;
+		if (set_mask & (1u << c))
+			put(out, len, used, " %14llu", (unsigned long long)scaled[c]);
+		else
+			put(out, len, used, " %14s", "-");
+	}
+	put(out, len, used, "\n");
+}
+
+size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
+			       const uint32_t *set_mask, char *out, size_t len)
+{
+	uint32_t all = 0;
+	size_t used = 0, i, j;
+	unsigned int c;
+	char name[16];
+	int s;
+
+	for (s = 0; s < nsets; s++)
+		all |= set_mask[s];
+	if (len)
+		out[0] = '\0';
+	put(out, len, &used, "%7s %7s %5s %7s %9s", "pid", "tid", "expid", "samples", "coverage");
+	for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+		if (all & (1u << c)) {
+			snprintf(name, sizeof(name), "pmc%u", c);
+			put(out, len, &used, " %14s", name);
+		}
+	put(out, len, &used, "\n");
+	for (i = 0; i < t->nr; i++) {
+		const struct kpmc_thread_total *th = &t->threads[i];
+
+		snprintf(name, sizeof(name), "%u", th->pid);
+		for (s = 0; s < nsets; s++) {
+			uint64_t scaled[KPMC_MAX_COUNTERS];
+
+			for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+				scaled[c] = kpmc_scale_count(th->set_counts[s][c], th->run_ns,
+							     th->set_run_ns[s]);
+			put_set_row(out, len, &used, name, th->tid, s, th->set_records[s],
+				    th->set_run_ns[s], th->run_ns, all, set_mask[s], scaled);
+		}
+	}
+	/* Per process: each thread's scaled counts added up. */
+	for (i = 0; i < t->nr; i++) {
+		uint32_t pid = t->threads[i].pid;
+		int seen = 0;
+
+		for (j = 0; j < i && !seen; j++)
+			seen = t->threads[j].pid == pid;
+		if (seen)
+			continue;
+		for (s = 0; s < nsets; s++) {
+			uint64_t sum[KPMC_MAX_COUNTERS] = { 0 }, records = 0, running = 0, enabled = 0;
+
+			for (j = i; j < t->nr; j++) {
+				const struct kpmc_thread_total *th = &t->threads[j];
+
+				if (th->pid != pid)
+					continue;
+				records += th->set_records[s];
+				running += th->set_run_ns[s];
+				enabled += th->run_ns;
+				for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+					sum[c] += kpmc_scale_count(th->set_counts[s][c], th->run_ns,
+								   th->set_run_ns[s]);
+			}
+			put_set_row(out, len, &used, "total", pid, s, records, running, enabled,
+				    all, set_mask[s], sum);
+		}
 	}
 	return used;
 }

@@ -12,6 +12,10 @@ struct kpmc_thread_total {
 	uint64_t records;
 	uint64_t counts[KPMC_MAX_COUNTERS];
 	uint64_t run_ns;
+	/* Per event set (multiplexing): what each counted, and how long it ran. */
+	uint64_t set_records[KPMC_MAX_SETS];
+	uint64_t set_counts[KPMC_MAX_SETS][KPMC_MAX_COUNTERS];
+	uint64_t set_run_ns[KPMC_MAX_SETS];
 };
 
 struct kpmc_totals {
@@ -29,5 +33,20 @@ void kpmc_totals_free(struct kpmc_totals *t);
  */
 size_t kpmc_totals_format(const struct kpmc_totals *t, uint32_t counter_mask,
 			  char *out, size_t len);
+
+/*
+ * perf's estimate for a multiplexed count: what the set counted while it ran
+ * (running ns), scaled to the whole time the thread was monitored (enabled
+ * ns). 0 when the set never ran; exact (128-bit) otherwise.
+ */
+uint64_t kpmc_scale_count(uint64_t count, uint64_t enabled, uint64_t running);
+
+/*
+ * Totals of a multiplexed run: per thread and set, the set's share of the
+ * thread's time ("coverage") and each count scaled by enabled/running; then
+ * per process. set_mask[s] gives set s's counters.
+ */
+size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
+			       const uint32_t *set_mask, char *out, size_t len);
 
 #endif

@@ -43,6 +43,8 @@ static void usage(FILE *f)
 		"       kpmc -I\n"
 		"  -c CONFIG  counters, PMCTrack raw syntax: pmc0,pmc1=0x8,usr1=1,os1=0\n"
 		"             event-based sampling: ebsN=PERIOD[,rnd=RANGE,seed=S]\n"
+		"             several -c: event sets multiplexed round-robin (mux=MS or\n"
+		"             muxsamples=N per set; -A then prints scaled counts)\n"
 		"  -T SECS    time-based sampling period in seconds (e.g. 0.1)\n"
 		"  -k RECORDS kernel ring size for this run (power of two; default 4096)\n"
 		"  -o FILE    write the trace to FILE\n"
@@ -201,7 +203,8 @@ static int thread_alive(pid_t tid)
 
 int main(int argc, char **argv)
 {
-	const char *config = NULL, *outfile = NULL;
+	const char *configs[KPMC_MAX_SETS], *outfile = NULL;
+	int nconfigs = 0;
 	char fullcfg[1024], normalized[1024], mappings[2048];
 	struct trace t = { 0 };
 	long tbs_ms = 0;
@@ -213,11 +216,11 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "+c:T:o:Ap:k:Ih")) != -1) {
 		switch (opt) {
 		case 'c':
-			if (config) {
-				fprintf(stderr, "kpmc: one -c configuration per run (event sets come later)\n");
+			if (nconfigs == KPMC_MAX_SETS) {
+				fprintf(stderr, "kpmc: at most %d event sets (-c)\n", KPMC_MAX_SETS);
 				return 2;
 			}
-			config = optarg;
+			configs[nconfigs++] = optarg;
 			break;
 		case 'T':
 			tbs_ms = kpmc_parse_period_ms(optarg);
@@ -266,11 +269,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!config || (!attach && optind >= argc) || (attach && optind < argc)) {
+	if (!nconfigs || (!attach && optind >= argc) || (attach && optind < argc)) {
 		usage(stderr);
 		return 2;
 	}
-	if (kpmc_build_config(config, tbs_ms, fullcfg, sizeof(fullcfg)) < 0) {
+	if (kpmc_build_config(configs, nconfigs, tbs_ms, fullcfg, sizeof(fullcfg)) < 0) {
 		fprintf(stderr, "kpmc: configuration too long\n");
 		return 2;
 	}
@@ -415,7 +418,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kpmc: monitoring ended: the kpmc module was unloaded\n");
 	close(mon);
 
-	if (t.aggregate) {
+	if (t.aggregate && t.cols.nsets > 1) {
+		size_t need = kpmc_totals_format_sets(&t.totals, t.cols.nsets, t.cols.set_mask,
+						      NULL, 0) + 1;
+		char *buf = malloc(need);
+
+		if (buf) {
+			kpmc_totals_format_sets(&t.totals, t.cols.nsets, t.cols.set_mask, buf, need);
+			fputs("[Scaled counts: count x enabled / running, per event set]\n", t.out);
+			fputs(buf, t.out);
+			free(buf);
+		}
+		kpmc_totals_free(&t.totals);
+	} else if (t.aggregate) {
 		size_t need = kpmc_totals_format(&t.totals, t.cols.counter_mask, NULL, 0) + 1;
 		char *buf = malloc(need);
 

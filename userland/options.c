@@ -37,13 +37,23 @@ long kpmc_parse_period_ms(const char *s)
 	return (long)whole;
 }
 
-int kpmc_build_config(const char *config, long tbs_ms, char *out, size_t len)
+int kpmc_build_config(const char *const *configs, int n, long tbs_ms, char *out, size_t len)
 {
-	int n;
+	size_t used = 0;
+	int i, w;
 
-	if (tbs_ms > 0)
-		n = snprintf(out, len, "%s,tbs=%ld", config, tbs_ms);
-	else
-		n = snprintf(out, len, "%s", config);
-	return n < 0 || (size_t)n >= len ? -1 : n;
+	if (!len)
+		return -1;
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (tbs_ms > 0)
+			w = snprintf(out + used, len - used, "%s%s,tbs=%ld", i ? ";" : "",
+				     configs[i], tbs_ms);
+		else
+			w = snprintf(out + used, len - used, "%s%s", i ? ";" : "", configs[i]);
+		if (w < 0 || (size_t)w >= len - used)
+			return -1;
+		used += (size_t)w;
+	}
+	return (int)used;
 }

@@ -11,7 +11,10 @@
  */
 long kpmc_parse_period_ms(const char *secs);
 
-/* CONFIG plus ",tbs=MS" when tbs_ms > 0, into out; -1 if it does not fit. */
-int kpmc_build_config(const char *config, long tbs_ms, char *out, size_t len);
+/*
+ * The n event sets of -c options joined by ';', each with ",tbs=MS" when
+ * tbs_ms > 0, into out; -1 if it does not fit.
+ */
+int kpmc_build_config(const char *const *configs, int n, long tbs_ms, char *out, size_t len);
 
 #endif

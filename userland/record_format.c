@@ -35,6 +35,8 @@ const char *kpmc_record_kind_name(unsigned int kind, char *buf, size_t len)
 		return "ebs";
 	case KPMC_REC_LOST:
 		return "lost";
+	case KPMC_REC_MUX:
+		return "mux";
 	}
 	snprintf(buf, len, "k%u", kind);
 	return buf;
@@ -65,6 +67,8 @@ int kpmc_format_header(const struct kpmc_columns *cols, char *out, size_t len)
 	if (len)
 		out[0] = '\0';
 	put(out, len, &used, "%7s %7s %7s %7s", "nsample", "pid", "tid", "event");
+	if (cols->nsets > 1)
+		put(out, len, &used, " %5s", "expid");
 	if (cols->sampling)
 		put(out, len, &used, " %12s", "period");
 	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
@@ -96,6 +100,8 @@ int kpmc_format_row(const struct kpmc_columns *cols, const struct kpmc_record *r
 	}
 	put(out, len, &used, "%7llu %7u %7u %7s", (unsigned long long)rec->nsample,
 	    rec->pid, rec->tid, kpmc_record_kind_name(rec->kind, kind, sizeof(kind)));
+	if (cols->nsets > 1)
+		put(out, len, &used, " %5u", rec->set);
 	if (cols->sampling) {
 		if (rec->period)
 			put(out, len, &used, " %12llu", (unsigned long long)rec->period);
@@ -139,24 +145,18 @@ static int parse_indexed(const char *tok, const char *word, unsigned int *idx,
 	return 0;
 }
 
-int kpmc_format_mappings(const char *normalized, char *out, size_t len,
-			 struct kpmc_columns *cols)
+/* One set's mapping lines; 0, or -1 if the set is malformed. */
+static int format_set_mappings(char *set, char *out, size_t len, size_t *used,
+			       unsigned int expid, int nsets, struct kpmc_columns *cols)
 {
 	unsigned long long event[KPMC_MAX_COUNTERS] = { 0 };
 	int usr[KPMC_MAX_COUNTERS] = { 0 }, os[KPMC_MAX_COUNTERS] = { 0 };
-	char buf[1024], *tok, *save = NULL;
-	unsigned long long v, ebs_period = 0, rnd = 0, seed = 0;
-	unsigned int ebs_slot = 0;
+	unsigned long long v, ebs_period = 0, rnd = 0, seed = 0, mux = 0, muxs = 0;
+	unsigned int ebs_slot = 0, i;
+	char *tok, *save = NULL;
 	uint32_t mask = 0;
-	unsigned int i;
-	size_t used = 0, n = strlen(normalized);
 
-	if (n >= sizeof(buf))
-		return -1;
-	memcpy(buf, normalized, n + 1);
-	if (n && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = strtok_r(set, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (!parse_indexed(tok, "pmc", &i, &v)) {
 			mask |= 1u << i;
 			event[i] = v;
@@ -171,27 +171,69 @@ int kpmc_format_mappings(const char *normalized, char *out, size_t len,
 			rnd = strtoull(tok + 4, NULL, 10);
 		} else if (!strncmp(tok, "seed=", 5)) {
 			seed = strtoull(tok + 5, NULL, 10);
+		} else if (!strncmp(tok, "muxsamples=", 11)) {
+			muxs = strtoull(tok + 11, NULL, 10);
+		} else if (!strncmp(tok, "mux=", 4)) {
+			mux = strtoull(tok + 4, NULL, 10);
 		} else if (strncmp(tok, "tbs=", 4)) {
 			return -1;
 		}
 	}
 	if (!mask)
 		return -1;
-	if (len)
-		out[0] = '\0';
-	put(out, len, &used, "[Event-to-counter mappings]\n");
+	if (nsets > 1) {
+		put(out, len, used, "expid=%u (", expid);
+		if (mux)
+			put(out, len, used, "%llu ms%s", mux, muxs ? ", or " : "");
+		if (muxs)
+			put(out, len, used, "%llu samples", muxs);
+		put(out, len, used, " a turn):\n");
+	}
 	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
 		if (mask & (1u << i))
-			put(out, len, &used, "pmc%u=0x%llx (%s)\n", i, event[i],
+			put(out, len, used, "pmc%u=0x%llx (%s)\n", i, event[i],
 			    usr[i] && os[i] ? "user+kernel" : usr[i] ? "user" :
 			    os[i] ? "kernel" : "no mode");
 	if (ebs_period && rnd)
-		put(out, len, &used,
+		put(out, len, used,
 		    "sampling: pmc%u every %llu +/- %llu events (seed %llu; each record's period is shown)\n",
 		    ebs_slot, ebs_period, rnd, seed);
 	else if (ebs_period)
-		put(out, len, &used, "sampling: pmc%u every %llu events\n", ebs_slot, ebs_period);
-	cols->counter_mask = mask;
-	cols->sampling = ebs_period != 0;
+		put(out, len, used, "sampling: pmc%u every %llu events\n", ebs_slot, ebs_period);
+	cols->counter_mask |= mask;
+	cols->set_mask[expid] = mask;
+	if (ebs_period)
+		cols->sampling = 1;
+	return 0;
+}
+
+int kpmc_format_mappings(const char *normalized, char *out, size_t len,
+			 struct kpmc_columns *cols)
+{
+	char buf[1024], *sets[KPMC_MAX_SETS], *p, *semi;
+	size_t used = 0, n = strlen(normalized);
+	int nsets = 0, i;
+
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, normalized, n + 1);
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	for (p = buf; p; p = semi) {
+		semi = strchr(p, ';');
+		if (semi)
+			*semi++ = '\0';
+		if (nsets == KPMC_MAX_SETS)
+			return -1;
+		sets[nsets++] = p;
+	}
+	if (len)
+		out[0] = '\0';
+	memset(cols, 0, sizeof(*cols));
+	cols->nsets = nsets;
+	put(out, len, &used, "[Event-to-counter mappings]\n");
+	for (i = 0; i < nsets; i++)
+		if (format_set_mappings(sets[i], out, len, &used, (unsigned int)i, nsets, cols))
+			return -1;
 	return (int)used;
 }

@@ -12,6 +12,8 @@ struct kpmc_columns {
 	uint32_t counter_mask;
 	uint32_t virt_mask;
 	int sampling;		/* event-based sampling: a "period" column */
+	int nsets;		/* event sets; more than one: an "expid" column */
+	uint32_t set_mask[KPMC_MAX_SETS];	/* counters of each set */
 };
 
 /* 0 if rec is a record this CLI understands, else a reason in why. */
@@ -20,7 +22,7 @@ int kpmc_record_check(const struct kpmc_record *rec, char *why, size_t len);
 const char *kpmc_record_kind_name(unsigned int kind, char *buf, size_t len);
 
 /*
- * "nsample pid tid event [period] pmcN... virtN..."; a LOST record is a
+ * "nsample pid tid event [expid] [period] pmcN... virtN..."; a LOST record is a
  * "# lost N records" comment line.
  */
 int kpmc_format_header(const struct kpmc_columns *cols, char *out, size_t len);

@@ -44,7 +44,8 @@ for s in "\n" "pmc99=0x8" "pmc0=0xzz" "pmc1=0xzz" "pmc1=" "pmc1" "pmc-1=8" \
 	"foo" "pmc" "pmcx=1" "usr1=1" "pmc1=0x8,usr2=1" "pmc1=0x8,usr1=2" \
 	"pmc1=0x8,os1" "pmc1=0x8,usr1=0,os1=0" "pmc1=0x10000" "pmc1=0x8,pmc1=0x8" \
 	"pmc1=99999999999999999999999" "tbs=100" "pmc1=0x8,tbs=x" \
-	"pmc1=0x8,tbs=86400001" "pmc1=0x8;pmc2=0x8" "PMC1=0x8" "pmc1=0x8\n\n" \
+	"pmc1=0x8,tbs=86400001" "pmc1=0x8;;pmc2=0x8" "pmc1=0x8;" "pmc1=0x8,mux=5" \
+	"pmc1=0x8;pmc1=0x8;pmc1=0x8;pmc1=0x8;pmc1=0x8" "pmc0,ebs0=100" "pmc0,ebs0=100000,rnd=100000" "PMC1=0x8" "pmc1=0x8\n\n" \
 	"pmc1=0x8\tusr1=1" 'pmc1=0x8\000pmc2=0x8' "$junk"; do
 	expect_error /proc/kpmc/config "$s" "$config_errno"
 done

@@ -315,6 +315,72 @@ static void test_random_periods(void **state)
 				       0xffffffffULL) == 1005);
 }
 
+static void test_config_sets(void **state)
+{
+	struct kpmc_config_sets sets;
+	char err[KPMC_ERR_MAX], out[KPMC_CONFIG_STR_MAX * 2];
+
+	(void)state;
+	assert_int_equal(kpmc_config_sets_parse("pmc1=0x8\n", 9, &pmu, &sets, err, sizeof(err)), 0);
+	assert_int_equal(sets.nr, 1);
+	assert_int_equal(sets.set[0].mux_ms, 0);
+
+	const char *two = "pmc1=0x8,mux=5;pmc0,ebs0=100000,muxsamples=3";
+	assert_int_equal(kpmc_config_sets_parse(two, strlen(two), &pmu, &sets, err, sizeof(err)), 0);
+	assert_int_equal(sets.nr, 2);
+	assert_int_equal(sets.set[0].mux_ms, 5);
+	assert_int_equal(sets.set[1].mux_samples, 3);
+	assert_int_equal(sets.set[1].mux_ms, 0);
+	kpmc_config_sets_format(&sets, out, sizeof(out));
+	assert_string_equal(out, "pmc1=0x8,usr1=1,os1=0,mux=5;"
+				 "pmc0=0x11,usr0=1,os0=0,ebs0=100000,muxsamples=3");
+	/* A set without mux= gets the default time slice. */
+	assert_int_equal(kpmc_config_sets_parse("pmc1=0x8;pmc1=0x11", 18, &pmu, &sets, err,
+						sizeof(err)), 0);
+	assert_int_equal(sets.set[0].mux_ms, KPMC_MUX_DEFAULT_MS);
+	assert_int_equal(sets.set[1].mux_ms, KPMC_MUX_DEFAULT_MS);
+
+	const char *bad[] = {
+		"pmc1=0x8;", ";pmc1=0x8", "pmc1=0x8;;pmc1=0x8", "pmc1=0x8,mux=5",
+		"pmc1=0x8;pmc1=0x8;pmc1=0x8;pmc1=0x8;pmc1=0x8", "pmc1=0x8,mux=0;pmc0",
+		"pmc1=0x8,muxsamples=2;pmc0", "pmc1=0x8\n;pmc0", "pmc1=0x8;pmc9=0x8",
+		"pmc1=0x8,mux=5,mux=5;pmc0",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&sets, 0x5a, sizeof(sets));
+		if (kpmc_config_sets_parse(bad[i], strlen(bad[i]), &pmu, &sets, err,
+					   sizeof(err)) != -EINVAL)
+			fail_msg("accepted '%s'", bad[i]);
+		assert_true(strlen(err) > 0);
+		assert_int_equal(sets.nr, 0x5a5a5a5a);
+	}
+}
+
+static void test_mux_schedule(void **state)
+{
+	unsigned int set = 0, i, order[9];
+
+	(void)state;
+	/* Time slices: due at exactly mux_ms of the set's on-CPU time. */
+	assert_false(kpmc_mux_due(9999999, 0, 10, 0));
+	assert_true(kpmc_mux_due(10000000, 0, 10, 0));
+	/* Sample counts. */
+	assert_false(kpmc_mux_due(0, 1, 0, 2));
+	assert_true(kpmc_mux_due(0, 2, 0, 2));
+	/* Either, whichever comes first; neither set: never. */
+	assert_true(kpmc_mux_due(20000000, 0, 20, 5));
+	assert_true(kpmc_mux_due(0, 5, 20, 5));
+	assert_false(kpmc_mux_due(~0ULL, ~0U, 0, 0));
+	/* Round-robin over 3 sets. */
+	for (i = 0; i < 9; i++) {
+		order[i] = set;
+		set = kpmc_mux_next_set(set, 3);
+	}
+	for (i = 0; i < 9; i++)
+		assert_int_equal(order[i], i % 3);
+	assert_int_equal(kpmc_mux_next_set(0, 1), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +392,8 @@ int main(void)
 		cmocka_unit_test(test_ring),
 		cmocka_unit_test(test_ebs_configs),
 		cmocka_unit_test(test_random_periods),
+		cmocka_unit_test(test_config_sets),
+		cmocka_unit_test(test_mux_schedule),
 	};
 
 	return cmocka_run_group_tests_name("kpmc_core_pure", tests, NULL, NULL);

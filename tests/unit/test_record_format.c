@@ -126,6 +126,39 @@ static void test_sampling_rows(void **state)
 	assert_string_equal(line, "# lost 12 records: the ring was full (enlarge it with -k)");
 }
 
+static void test_scaling(void **state)
+{
+	struct kpmc_totals t = { 0 };
+	struct kpmc_record r;
+	uint32_t masks[2] = { 0x2, 0x2 };
+	char out[1024];
+
+	(void)state;
+	assert_true(kpmc_scale_count(100, 200, 100) == 200);
+	assert_true(kpmc_scale_count(100, 300, 200) == 150);
+	assert_true(kpmc_scale_count(7, 100, 0) == 0);
+	/* No overflow in the product: 1e18 events x 1e10 ns / 5e9 ns. */
+	assert_true(kpmc_scale_count(1000000000000000000ULL, 10000000000ULL, 5000000000ULL) ==
+		    2000000000000000000ULL);
+	/* Rounded to nearest. */
+	assert_true(kpmc_scale_count(1, 3, 2) == 2);
+
+	/* One thread, two sets: set 0 ran 30 ms (300 events), set 1 10 ms (50). */
+	r = make_record(5, 5, KPMC_REC_MUX, 1, 0, 300);
+	r.run_ns = 30000000;
+	r.set = 0;
+	assert_int_equal(kpmc_totals_add(&t, &r), 0);
+	r = make_record(5, 5, KPMC_REC_EXIT, 2, 0, 50);
+	r.run_ns = 10000000;
+	r.set = 1;
+	assert_int_equal(kpmc_totals_add(&t, &r), 0);
+	kpmc_totals_format_sets(&t, 2, masks, out, sizeof(out));
+	assert_non_null(strstr(out, "      5       5     0       1    75.00%            400\n"));
+	assert_non_null(strstr(out, "      5       5     1       1    25.00%            200\n"));
+	assert_non_null(strstr(out, "  total       5     0       1    75.00%            400\n"));
+	kpmc_totals_free(&t);
+}
+
 static void test_aggregate(void **state)
 {
 	struct kpmc_totals t = { 0 };
@@ -193,11 +226,15 @@ static void test_period(void **state)
 	assert_int_equal(kpmc_parse_period_ms("."), -1);
 	assert_int_equal(kpmc_parse_period_ms("1e3"), -1);
 
-	assert_int_equal(kpmc_build_config("pmc0", 100, out, sizeof(out)), 12);
+	const char *one[] = { "pmc0" }, *two[] = { "pmc0,pmc1=0x8", "pmc1=0x11,mux=5" };
+
+	assert_int_equal(kpmc_build_config(one, 1, 100, out, sizeof(out)), 12);
 	assert_string_equal(out, "pmc0,tbs=100");
-	assert_int_equal(kpmc_build_config("pmc0", 0, out, sizeof(out)), 4);
+	assert_int_equal(kpmc_build_config(one, 1, 0, out, sizeof(out)), 4);
 	assert_string_equal(out, "pmc0");
-	assert_int_equal(kpmc_build_config("pmc0,pmc1=0x8", 5, out, 8), -1);
+	assert_int_equal(kpmc_build_config(two, 2, 5, out, 8), -1);
+	assert_true(kpmc_build_config(two, 2, 5, out, sizeof(out)) > 0);
+	assert_string_equal(out, "pmc0,pmc1=0x8,tbs=5;pmc1=0x11,mux=5,tbs=5");
 }
 
 int main(void)
@@ -207,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_mappings),
 		cmocka_unit_test(test_sampling_rows),
+		cmocka_unit_test(test_scaling),
 		cmocka_unit_test(test_aggregate),
 		cmocka_unit_test(test_period),
 	};

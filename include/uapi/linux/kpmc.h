@@ -16,6 +16,8 @@
 
 /* Counter slots a configuration can name: pmc0 .. pmc15. */
 #define KPMC_MAX_COUNTERS	16
+/* Event sets a thread can rotate through: set (expid) 0 .. 3. */
+#define KPMC_MAX_SETS		4
 /* Virtual counters a monitoring module can add to a record: virt0 .. virt3. */
 #define KPMC_MAX_VIRT		4
 
@@ -25,13 +27,14 @@ enum kpmc_record_kind {
 	KPMC_REC_DETACH = 3,	/* monitoring stopped while the thread lives on */
 	KPMC_REC_EBS = 4,	/* event-based sample: the sampling counter overflowed */
 	KPMC_REC_LOST = 5,	/* the ring was full: lost records were dropped since the last LOST */
+	KPMC_REC_MUX = 6,	/* event sets rotate: what the set that gives way counted */
 };
 
 struct kpmc_record {
 	__u16 version;		/* KPMC_RECORD_VERSION */
 	__u16 size;		/* sizeof(struct kpmc_record) */
 	__u8 kind;		/* enum kpmc_record_kind */
-	__u8 set;		/* event set (experiment) id; 0 until multiplexing */
+	__u8 set;		/* event set (PMCTrack's expid) the counts belong to */
 	__u16 cpu;		/* CPU the thread was on when the record was taken */
 	__u32 pid;		/* thread group id */
 	__u32 tid;		/* thread id */

@@ -10,6 +10,10 @@
 #include "pure.h"
 
 #define KPMC_MAX_COUNTERS	16
+/* Event sets multiplexed on one thread (perfmon2's sets, PMCTrack's expid). */
+#define KPMC_MAX_SETS		4
+/* A set runs this long before the next when no mux= is given (perf: 4 ms). */
+#define KPMC_MUX_DEFAULT_MS	10
 #define KPMC_CONFIG_STR_MAX	512
 #define KPMC_ERR_MAX		160
 /* Longest TBS period accepted, in ms (one day). */
@@ -53,6 +57,15 @@ struct kpmc_config {
 	/* Randomized periods: each drawn from [period - range, period + range]. */
 	u64 ebs_range;
 	u64 seed;
+	/* Multiplexing: the set gives way after mux_ms of on-CPU time, or after mux_samples samples. */
+	u32 mux_ms;
+	u32 mux_samples;
+};
+
+/* What a thread counts: one set, or several rotated round-robin. */
+struct kpmc_config_sets {
+	unsigned int nr;
+	struct kpmc_config set[KPMC_MAX_SETS];
 };
 
 /*
@@ -66,6 +79,16 @@ int kpmc_config_parse(const char *buf, size_t len,
 
 /* Normalized string of cfg, as /proc/kpmc/config reads it back; returns length. */
 int kpmc_config_format(const struct kpmc_config *cfg, char *out, size_t len);
+
+/*
+ * Several sets separated by ';' ("pmc1=0x8,mux=5;pmc1=0x11"), each parsed as
+ * above plus mux=MS / muxsamples=N (only with two or more sets). A set with
+ * neither gets mux=KPMC_MUX_DEFAULT_MS. Same contract as kpmc_config_parse.
+ */
+int kpmc_config_sets_parse(const char *buf, size_t len,
+			   const struct kpmc_pmu_desc *pmu,
+			   struct kpmc_config_sets *sets, char *err, size_t errlen);
+int kpmc_config_sets_format(const struct kpmc_config_sets *sets, char *out, size_t len);
 
 /*
  * Strict unsigned number: decimal, or hex with a 0x prefix; the whole of

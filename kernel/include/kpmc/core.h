@@ -25,9 +25,10 @@
 /* A parsed configuration plus its register encoding; shared, immutable. */
 struct kpmc_shared_config {
 	refcount_t ref;
-	u64 generation;		/* unique: tells a CPU whether its selectors hold it */
-	struct kpmc_config cfg;
-	struct kpmc_hw_config hw;
+	/* Unique per set (generation + set): tells a CPU whether its selectors hold it. */
+	u64 generation;
+	struct kpmc_config_sets sets;
+	struct kpmc_hw_config hw[KPMC_MAX_SETS];
 };
 
 /*
@@ -74,6 +75,10 @@ struct kpmc_thread {
 	u64 sampling_period;		/* the period being counted down */
 	u64 rand_state;			/* randomized periods: the generator */
 	bool stop_requested;		/* the session owner detaches it: done on its CPU */
+	/* Multiplexing: the set counting now, and how long / how many samples it has. */
+	unsigned int set;
+	u64 set_run_ns;
+	u32 set_samples;
 	char last_error[KPMC_ERR_MAX];
 	struct rcu_head rcu;
 };
@@ -94,7 +99,7 @@ void kpmc_reject(struct kpmc_thread *t, const char *file, const char *fmt, ...) 
 int kpmc_threads_init(void);
 void kpmc_threads_exit(void);
 struct kpmc_thread *kpmc_thread_of_current(bool create);
-int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config *cfg);
+int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config_sets *sets);
 int kpmc_thread_start_self(struct kpmc_thread *t);
 int kpmc_thread_stop_self(struct kpmc_thread *t);
 int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec);

@@ -45,4 +45,22 @@ static inline u64 kpmc_overflow_start(u64 period, u64 width_mask)
 	return (0 - period) & width_mask;
 }
 
+/*
+ * Multiplexing (perfmon2's two switch modes): has the set that runs had its
+ * turn, by on-CPU time (mux_ms) or by samples taken (mux_samples)?
+ */
+static inline bool kpmc_mux_due(u64 set_run_ns, u32 set_samples, u32 mux_ms,
+				u32 mux_samples)
+{
+	if (mux_ms && set_run_ns >= (u64)mux_ms * 1000000ULL)
+		return true;
+	return mux_samples && set_samples >= mux_samples;
+}
+
+/* Round-robin over nr sets. */
+static inline unsigned int kpmc_mux_next_set(unsigned int set, unsigned int nr)
+{
+	return set + 1 < nr ? set + 1 : 0;
+}
+
 #endif /* KPMC_SAMPLING_H */

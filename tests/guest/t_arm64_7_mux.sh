@@ -1,0 +1,48 @@
+# arm64: event sets multiplexed on one thread. "loop 2.5e8" retires 5e8 user
+# instructions (and as many user cycles) steadily: 0.5 s of guest time.
+load
+N=250000000
+
+# The truth, from a run that counts both events at once.
+r=""
+kpmc -A -c pmc1=0x8,pmc2=0x11 -- "$BIN/loop" $N >$OUT/mux_truth.txt 2>&1 || r="truth run failed;"
+inst=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $4; exit }' $OUT/mux_truth.txt)
+cyc=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $5; exit }' $OUT/mux_truth.txt)
+
+# Two sets on the same counter, 10 ms each: each runs about half the time;
+# scaled by enabled/running each total must be within 2% of the truth.
+kpmc -A -c pmc1=0x8,mux=10 -c pmc1=0x11,mux=10 -- "$BIN/loop" $N >$OUT/mux.txt 2>&1 ||
+	r="$r kpmc failed: $(tail -n 3 $OUT/mux.txt);"
+# Rows: pid tid expid samples coverage pmc1
+s0=$(awk '$1 ~ /^[0-9]+$/ && $3 == 0 { print $6; exit }' $OUT/mux.txt)
+s1=$(awk '$1 ~ /^[0-9]+$/ && $3 == 1 { print $6; exit }' $OUT/mux.txt)
+c0=$(awk '$1 ~ /^[0-9]+$/ && $3 == 0 { sub("%", "", $5); print $5; exit }' $OUT/mux.txt)
+c1=$(awk '$1 ~ /^[0-9]+$/ && $3 == 1 { sub("%", "", $5); print $5; exit }' $OUT/mux.txt)
+echo "mux: truth inst=$inst cycles=$cyc; scaled set0=$s0 ($c0%) set1=$s1 ($c1%)"
+within() { # VALUE TRUTH PERMILLE
+	[ -n "$1" ] && [ -n "$2" ] && awk -v v=$1 -v t=$2 -v p=$3 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d * 1000 <= t * p) }'
+}
+within "$s0" "$inst" 20 || r="$r set 0 scaled INST_RETIRED $s0 not within 2% of $inst;"
+within "$s1" "$cyc" 20 || r="$r set 1 scaled CPU_CYCLES $s1 not within 2% of $cyc;"
+awk -v a=$c0 -v b=$c1 'BEGIN { exit !(a + b >= 99.5 && a + b <= 100.01 && a > 40 && b > 40) }' ||
+	r="$r coverage $c0% + $c1% is not ~100% in two halves;"
+verdict arm64_mux_scaled_within_2pct "$r"
+[ -n "$r" ] && cat $OUT/mux.txt
+
+# The trace names each record's set (expid) and marks the rotations.
+r=""
+kpmc -c pmc1=0x8,mux=20 -c pmc1=0x11,mux=20 -- "$BIN/loop" 50000000 >$OUT/muxt.txt 2>&1 || r="kpmc failed;"
+grep -q "expid=1 (20 ms a turn)" $OUT/muxt.txt || r="$r no expid mapping in the header;"
+nmux=$(trace_count $OUT/muxt.txt mux)
+[ "$nmux" -ge 3 ] && [ "$nmux" -le 6 ] || r="$r $nmux mux records for 100 ms at 20 ms, expected 3..6;"
+verdict arm64_mux_trace_expid "$r"
+
+# perfmon2's other switch mode: after N samples of the set's sampling counter.
+r=""
+kpmc -c pmc0,ebs0=1000000,muxsamples=2 -c pmc0,pmc1=0x8,ebs0=1000000,muxsamples=1 -- \
+	"$BIN/loop" 5000000 >$OUT/muxs.txt 2>&1 || r="kpmc failed: $(tail -n 3 $OUT/muxs.txt);"
+seq=$(awk '$4 == "ebs" { printf "%s", $5 }' $OUT/muxs.txt)
+echo "muxsamples: ebs expid sequence $seq"
+[ "$seq" = "0010010010" ] || r="$r ebs records by expid '$seq', expected 0010010010;"
+verdict arm64_mux_after_samples "$r"
+rmmod kpmc
