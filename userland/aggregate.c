@@ -81,6 +81,20 @@ static void put(char *out, size_t len, size_t *used, const char *fmt, ...)
 		*used += (size_t)n;
 }
 
+/* " pmcN ..." header cells of the counters in mask, and the line's end. */
+static void put_counter_names(char *out, size_t len, size_t *used, uint32_t mask)
+{
+	char name[16];
+	unsigned int c;
+
+	for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+		if (mask & (1u << c)) {
+			snprintf(name, sizeof(name), "pmc%u", c);
+			put(out, len, used, " %14s", name);
+		}
+	put(out, len, used, "\n");
+}
+
 static void put_counts(char *out, size_t len, size_t *used, uint32_t mask,
 		       const uint64_t *counts)
 {
@@ -97,17 +111,11 @@ size_t kpmc_totals_format(const struct kpmc_totals *t, uint32_t counter_mask,
 {
 	size_t used = 0, i, j;
 	unsigned int c;
-	char name[16];
 
 	if (len)
 		out[0] = '\0';
 	put(out, len, &used, "%7s %7s %7s", "pid", "tid", "samples");
-	for (c = 0; c < KPMC_MAX_COUNTERS; c++)
-		if (counter_mask & (1u << c)) {
-			snprintf(name, sizeof(name), "pmc%u", c);
-			put(out, len, &used, " %14s", name);
-		}
-	put(out, len, &used, "\n");
+	put_counter_names(out, len, &used, counter_mask);
 	for (i = 0; i < t->nr; i++) {
 		const struct kpmc_thread_total *th = &t->threads[i];
 
@@ -182,12 +190,7 @@ size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
 	if (len)
 		out[0] = '\0';
 	put(out, len, &used, "%7s %7s %5s %7s %9s", "pid", "tid", "expid", "samples", "coverage");
-	for (c = 0; c < KPMC_MAX_COUNTERS; c++)
-		if (all & (1u << c)) {
-			snprintf(name, sizeof(name), "pmc%u", c);
-			put(out, len, &used, " %14s", name);
-		}
-	put(out, len, &used, "\n");
+	put_counter_names(out, len, &used, all);
 	for (i = 0; i < t->nr; i++) {
 		const struct kpmc_thread_total *th = &t->threads[i];
 
