@@ -43,3 +43,29 @@ live=$(sed -n 's/^live_objects: \([0-9]*\).*/\1/p' /proc/kpmc/info)
 verdict arm64_detach_leaves_program_running "$r"
 [ -n "$r" ] && cat $OUT/detach.txt
 rmmod kpmc
+
+# Following a process tree: 3 forked children and 4 threads each appear with
+# their exact user instruction totals (differential: SCALE 1 vs 2 differs by
+# exactly 2 x each one's iterations), and -A adds them up per process.
+load
+r=""
+for sc in 1 2; do
+	kpmc -A -c pmc1=0x8 -- "$BIN/forktree" $sc >$OUT/tree$sc.txt 2>&1 || r="$r forktree $sc failed: $(tail -n 2 $OUT/tree$sc.txt);"
+	# thread rows (pid tid records pmc1), sorted by count: main, threads 1-4, children 5-7
+	awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $4 }' $OUT/tree$sc.txt | sort -n >$OUT/tree$sc.counts
+done
+n=$(wc -l <$OUT/tree1.counts)
+[ "$n" -eq 8 ] || r="$r $n threads in the trace, expected 8 (parent, 4 threads, 3 children);"
+# Differences in ascending order: 1..7 million iterations x 2, exactly. The
+# parent (smallest count) only waits, and how often its waits retry depends
+# on scheduling: a few hundred instructions at most.
+diffs=$(paste $OUT/tree1.counts $OUT/tree2.counts | awk 'NR > 1 { printf "%d ", $2 - $1 }')
+parent=$(paste $OUT/tree1.counts $OUT/tree2.counts | awk 'NR == 1 { d = $2 - $1; print d < 0 ? -d : d }')
+echo "forktree: per-thread differences: $diffs(parent: $parent)"
+want="2000000 4000000 6000000 8000000 10000000 12000000 14000000 "
+[ "$diffs" = "$want" ] || r="$r differences '$diffs', expected '$want';"
+[ "${parent:-99999}" -le 2000 ] || r="$r the parent's count moved by $parent;"
+procs=$(grep -c '^  total' $OUT/tree1.txt)
+[ "$procs" -eq 4 ] || r="$r $procs per-process totals, expected 4;"
+verdict arm64_follow_forks_and_threads_exact "$r"
+rmmod kpmc
