@@ -17,7 +17,7 @@ CROSS_x86_64 :=
 PROGS := loop runas perfhold wakeups ringloss spawnmany forktree
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
-	test demo module clean bench bench-smoke
+	test demo module clean bench bench-smoke guest-arm64-smp
 
 all: modules userland progs
 
@@ -60,6 +60,10 @@ unit:
 guest-arm64 guest-x86_64: guest-%: stage
 	scripts/run-guest-tests.sh $* $(BUILD)/$*/root $(BUILD)/$*/run
 
+# The same arm64 guest with 2 CPUs: the system-wide tests (t_smp_*).
+guest-arm64-smp: stage
+	KPMC_GUEST_SMP=2 scripts/run-guest-tests.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/run-smp
+
 bench: stage
 	bench/run.sh full
 
@@ -76,13 +80,15 @@ bench-smoke: stage
 # Every stage runs even if an earlier one failed, so one run shows everything;
 # the summary line decides.
 test: deps
-	@rm -f $(BUILD)/unit/result $(BUILD)/*/run/result $(BUILD)/bench/result
+	@rm -f $(BUILD)/unit/result $(BUILD)/*/run/result $(BUILD)/*/run-smp/result $(BUILD)/bench/result
 	-@$(MAKE) --no-print-directory all
 	-@$(MAKE) --no-print-directory unit
 	-@$(MAKE) --no-print-directory guest-arm64
+	-@$(MAKE) --no-print-directory guest-arm64-smp
 	-@$(MAKE) --no-print-directory guest-x86_64
 	-@$(MAKE) --no-print-directory bench-smoke
 	@scripts/test-summary.sh $(BUILD)/unit/result $(BUILD)/arm64/run/result \
+		$(BUILD)/arm64/run-smp/result \
 		$(BUILD)/x86_64/run/result $(BUILD)/bench/result
 
 demo: deps stage

@@ -158,6 +158,7 @@ out_backend:
 
 static void __exit kpmc_exit(void)
 {
+	kpmc_system_exit();
 	/* Wake blocked readers, then close every open session file. */
 	kpmc_sessions_shutdown();
 	kpmc_proc_exit();

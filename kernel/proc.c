@@ -158,6 +158,16 @@ static int parse_pid(const char *s, size_t len, pid_t *pid)
 	return 0;
 }
 
+static int enable_system(struct kpmc_thread *t, const char *cpus, size_t len,
+			 bool exclude_idle)
+{
+	if (!kpmc_backend) {
+		kpmc_reject(t, "enable", "no supported PMU found: %s", kpmc_no_pmu_reason);
+		return -ENODEV;
+	}
+	return kpmc_system_start(t, cpus, len, exclude_idle);
+}
+
 static ssize_t enable_write(struct file *f, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
@@ -179,7 +189,11 @@ static ssize_t enable_write(struct file *f, const char __user *ubuf,
 	if (is_word(buf, count, "1")) {
 		r = kpmc_thread_start_self(t);
 	} else if (is_word(buf, count, "0")) {
-		r = kpmc_thread_stop_self(t);
+		r = kpmc_system_active() ? kpmc_system_stop(t) : kpmc_thread_stop_self(t);
+	} else if (len > 5 && !memcmp(buf, "cpus=", 5)) {
+		r = enable_system(t, buf + 5, len - 5, false);
+	} else if (len > 12 && !memcmp(buf, "cpus_noidle=", 12)) {
+		r = enable_system(t, buf + 12, len - 12, true);
 	} else if (len > 4 && !memcmp(buf, "pid=", 4)) {
 		comma = memchr(buf, ',', len);
 		if (comma) {
@@ -206,7 +220,7 @@ static ssize_t enable_write(struct file *f, const char __user *ubuf,
 		}
 		r = stop ? kpmc_thread_detach(t, pid) : kpmc_thread_attach(t, pid, at_exec);
 	} else {
-		kpmc_reject(t, "enable", "'%.*s': expected 1, 0, pid=N, pid=N,exec or pid=N,stop",
+		kpmc_reject(t, "enable", "'%.*s': expected 1, 0, pid=N, pid=N,exec, pid=N,stop, cpus=LIST or cpus_noidle=LIST",
 			    (int)min_t(size_t, 40, strnlen(buf, len)), buf);
 		r = -EINVAL;
 	}

@@ -164,6 +164,7 @@ void kpmc_session_close(struct kpmc_session *s)
 {
 	unsigned long flags;
 
+	kpmc_system_session_closed(s);
 	mutex_lock(&kpmc_sessions_lock);
 	list_del(&s->node);
 	mutex_unlock(&kpmc_sessions_lock);

@@ -28,25 +28,12 @@
 #include "kpmc/hooks.h"
 #include "kpmc/sampling.h"
 
-/*
- * Folding at least this often keeps 32-bit event counters from wrapping
- * twice between two reads, even at several events per cycle at 5 GHz.
- */
-#define KPMC_FOLD_NS	(50 * NSEC_PER_MSEC)
-
 static unsigned long wrap_test_distance;
 module_param(wrap_test_distance, ulong, 0644);
 MODULE_PARM_DESC(wrap_test_distance,
 		 "testing: start every counter this many events before it wraps, at every switch-in (0: off)");
 
-struct kpmc_cpu {
-	struct kpmc_thread *cur;	/* whose counts the counters hold; NULL: stopped */
-	u64 loaded_generation;		/* config in the selectors; 0: none */
-	u64 last_raw[KPMC_MAX_COUNTERS];
-	struct hrtimer timer;		/* folds counters and takes TBS records */
-};
-
-static DEFINE_PER_CPU(struct kpmc_cpu, kpmc_cpus);
+DEFINE_PER_CPU(struct kpmc_cpu, kpmc_cpus);
 
 #define KPMC_HASH_BITS 10
 static DEFINE_HASHTABLE(kpmc_threads, KPMC_HASH_BITS);
@@ -327,6 +314,10 @@ void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next)
 	if (!static_branch_unlikely(&kpmc_monitoring))
 		return;
 	c = this_cpu_ptr(&kpmc_cpus);
+	if (unlikely(c->sys)) {
+		kpmc_system_switch(c, prev, next);
+		return;
+	}
 	tp = c->cur;
 	tn = lookup(next);
 	if (tn && tn->state != KPMC_COUNTING)
@@ -359,6 +350,8 @@ static enum hrtimer_restart kpmc_tick(struct hrtimer *timer)
 	struct kpmc_thread *t = c->cur;
 	u64 now, tbs;
 
+	if (c->sys)
+		return kpmc_system_tick(c, timer);
 	if (!t)
 		return HRTIMER_NORESTART;
 	if (unlikely(READ_ONCE(t->stop_requested) || READ_ONCE(t->session->closed))) {
@@ -567,6 +560,10 @@ int kpmc_thread_start_self(struct kpmc_thread *t)
 		kpmc_reject(t, "enable", "this thread is already monitored");
 		return -EBUSY;
 	}
+	if (kpmc_system_active()) {
+		kpmc_reject(t, "enable", "system-wide monitoring is on: the counters are taken");
+		return -EBUSY;
+	}
 	err = need_config_and_session(t, &s);
 	if (err)
 		return err;
@@ -624,6 +621,10 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 	unsigned long flags;
 	int err;
 
+	if (kpmc_system_active()) {
+		kpmc_reject(owner, "enable", "system-wide monitoring is on: the counters are taken");
+		return -EBUSY;
+	}
 	err = need_config_and_session(owner, &s);
 	if (err)
 		return err;

@@ -10,6 +10,8 @@ mode=${4:-test}
 limit=${5:-${KPMC_GUEST_TIMEOUT:-900}}
 # Extra kernel command-line words for the guest's scripts (e.g. kpmc.bench=smoke).
 extra=${KPMC_GUEST_APPEND:-}
+# CPUs of the guest (the system-wide tests boot with 2).
+smp=${KPMC_GUEST_SMP:-1}
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 case $arch in
@@ -17,14 +19,14 @@ arm64)
 	read -r _ _ root < <("$top/scripts/fetch-kernels.sh" arm64)
 	kernel=$(ls "$root"/boot/vmlinuz-*)
 	# -icount shift=0: the emulated PMU counts exactly (1 instruction = 1 ns = 1 cycle).
-	cmd=(qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -icount shift=0 -m 512 -smp 1
+	cmd=(qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -icount shift=0 -m 512 -smp "$smp"
 		-kernel "$kernel" -initrd "$initrd"
 		-append "console=ttyAMA0 quiet panic=-1 kpmc.mode=$mode $extra")
 	;;
 x86_64)
 	read -r _ _ root < <("$top/scripts/fetch-kernels.sh" amd64)
 	kernel=$(ls "$root"/boot/vmlinuz-*)
-	cmd=(qemu-system-x86_64 -accel tcg -m 512 -smp 1
+	cmd=(qemu-system-x86_64 -accel tcg -m 512 -smp "$smp"
 		-kernel "$kernel" -initrd "$initrd"
 		-append "console=ttyS0 quiet panic=-1 oops=panic kpmc.mode=$mode $extra"
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04)

@@ -40,6 +40,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: kpmc -c CONFIG [-T SECS] [-k RECORDS] [-o FILE] [-A] -- PROG [ARGS...]\n"
 		"       kpmc -c CONFIG [-T SECS] [-k RECORDS] [-o FILE] [-A] -p TID\n"
+		"       kpmc -S [-C CPUS] [-X] -c CONFIG [-T SECS] [-o FILE] [-A] -- PROG [ARGS...]\n"
 		"       kpmc -I\n"
 		"  -c CONFIG  counters, PMCTrack raw syntax: pmc0,pmc1=0x8,usr1=1,os1=0\n"
 		"             event-based sampling: ebsN=PERIOD[,rnd=RANGE,seed=S]\n"
@@ -50,6 +51,10 @@ static void usage(FILE *f)
 		"  -o FILE    write the trace to FILE\n"
 		"  -A         print only per-thread totals at the end\n"
 		"  -p TID     attach to a running thread (and the threads it creates)\n"
+		"  -S         system-wide: count everything on the CPUs while PROG runs\n"
+		"             (CAP_PERFMON or CAP_SYS_ADMIN); one record per CPU and period\n"
+		"  -C CPUS    with -S: the CPUs (default all)\n"
+		"  -X         with -S: exclude the idle task's time\n"
 		"  -I         print /proc/kpmc/info\n");
 }
 
@@ -149,8 +154,17 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 	if (rec->kind == KPMC_REC_DETACH && t->detach_tid && (pid_t)rec->tid == t->detach_tid)
 		t->detached = 1;
 	if (t->aggregate) {
+		struct kpmc_record per_cpu;
+
 		if (rec->kind == KPMC_REC_LOST)
 			return;
+		/* System-wide totals are per CPU: file each CPU under its number. */
+		if (rec->kind == KPMC_REC_CPU) {
+			per_cpu = *rec;
+			per_cpu.pid = 0;
+			per_cpu.tid = rec->cpu;
+			rec = &per_cpu;
+		}
 		if (kpmc_totals_add(&t->totals, rec))
 			fprintf(stderr, "kpmc: out of memory aggregating\n");
 		return;
@@ -209,11 +223,13 @@ int main(int argc, char **argv)
 	struct trace t = { 0 };
 	long tbs_ms = 0;
 	unsigned long ring_records = 0;
+	int system_wide = 0, exclude_idle = 0;
+	const char *cpus = "all";
 	pid_t attach = 0, child = 0;
 	int opt, mon, gate[2] = { -1, -1 }, status = 0, rc = 0, unloaded = 0;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "+c:T:o:Ap:k:Ih")) != -1) {
+	while ((opt = getopt(argc, argv, "+c:T:o:Ap:k:SC:XIh")) != -1) {
 		switch (opt) {
 		case 'c':
 			if (nconfigs == KPMC_MAX_SETS) {
@@ -259,6 +275,19 @@ int main(int argc, char **argv)
 			ring_records = v;
 			break;
 		}
+		case 'S':
+			system_wide = 1;
+			break;
+		case 'C':
+			if (strlen(optarg) > 40 || strspn(optarg, "0123456789,-") != strlen(optarg)) {
+				fprintf(stderr, "kpmc: -C '%s': want a CPU list such as 0-3,6\n", optarg);
+				return 2;
+			}
+			cpus = optarg;
+			break;
+		case 'X':
+			exclude_idle = 1;
+			break;
 		case 'I':
 			return print_info();
 		case 'h':
@@ -268,6 +297,14 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+	}
+	if ((cpus[0] != 'a' || exclude_idle) && !system_wide) {
+		fprintf(stderr, "kpmc: -C and -X go with -S (system-wide)\n");
+		return 2;
+	}
+	if (system_wide && attach) {
+		fprintf(stderr, "kpmc: -S monitors CPUs, -p a thread: choose one\n");
+		return 2;
 	}
 	if (!nconfigs || (!attach && optind >= argc) || (attach && optind < argc)) {
 		usage(stderr);
@@ -311,6 +348,7 @@ int main(int argc, char **argv)
 	}
 	fclose(f);
 
+	t.cols.system_wide = system_wide;
 	t.out = stdout;
 	if (outfile) {
 		t.out = fopen(outfile, "w");
@@ -351,7 +389,11 @@ int main(int argc, char **argv)
 		{
 			char req[64];
 
-			snprintf(req, sizeof(req), "pid=%d,exec", child);
+			if (system_wide)
+				snprintf(req, sizeof(req), "%s=%s",
+					 exclude_idle ? "cpus_noidle" : "cpus", cpus);
+			else
+				snprintf(req, sizeof(req), "pid=%d,exec", child);
 			if (proc_write("enable", req, "cannot enable monitoring")) {
 				kill(child, SIGKILL);
 				waitpid(child, NULL, 0);
@@ -394,6 +436,9 @@ int main(int argc, char **argv)
 		if (done)
 			break;
 	}
+	/* System-wide: the program is done; every CPU sends its last record. */
+	if (system_wide && !unloaded)
+		proc_write("enable", "0", "cannot stop system-wide monitoring");
 	/*
 	 * Interrupted while attached: detach, and wait (a second at most) for
 	 * the thread's CPU to send its last counts in a DETACH record.
@@ -418,7 +463,39 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kpmc: monitoring ended: the kpmc module was unloaded\n");
 	close(mon);
 
-	if (t.aggregate && t.cols.nsets > 1) {
+	if (t.aggregate && system_wide) {
+		uint64_t sum[KPMC_MAX_COUNTERS] = { 0 }, ns = 0, recs = 0;
+
+		fprintf(t.out, "%7s %7s %12s", "cpu", "records", "counted_ms");
+		for (unsigned int c = 0; c < KPMC_MAX_COUNTERS; c++)
+			if (t.cols.counter_mask & (1u << c))
+				fprintf(t.out, " %13s%u", "pmc", c);
+		fputc('\n', t.out);
+		for (size_t i = 0; i <= t.totals.nr; i++) {
+			const struct kpmc_thread_total *th = &t.totals.threads[i];
+
+			if (i == t.totals.nr)
+				fprintf(t.out, "%7s %7llu %12.3f", "all", (unsigned long long)recs,
+					(double)ns / 1e6);
+			else
+				fprintf(t.out, "%7u %7llu %12.3f", th->tid,
+					(unsigned long long)th->records, (double)th->run_ns / 1e6);
+			for (unsigned int c = 0; c < KPMC_MAX_COUNTERS; c++) {
+				if (!(t.cols.counter_mask & (1u << c)))
+					continue;
+				if (i < t.totals.nr)
+					sum[c] += th->counts[c];
+				fprintf(t.out, " %14llu", (unsigned long long)
+					(i == t.totals.nr ? sum[c] : th->counts[c]));
+			}
+			if (i < t.totals.nr) {
+				ns += th->run_ns;
+				recs += th->records;
+			}
+			fputc('\n', t.out);
+		}
+		kpmc_totals_free(&t.totals);
+	} else if (t.aggregate && t.cols.nsets > 1) {
 		size_t need = kpmc_totals_format_sets(&t.totals, t.cols.nsets, t.cols.set_mask,
 						      NULL, 0) + 1;
 		char *buf = malloc(need);

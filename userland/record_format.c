@@ -37,6 +37,8 @@ const char *kpmc_record_kind_name(unsigned int kind, char *buf, size_t len)
 		return "lost";
 	case KPMC_REC_MUX:
 		return "mux";
+	case KPMC_REC_CPU:
+		return "cpu";
 	}
 	snprintf(buf, len, "k%u", kind);
 	return buf;
@@ -66,7 +68,10 @@ int kpmc_format_header(const struct kpmc_columns *cols, char *out, size_t len)
 
 	if (len)
 		out[0] = '\0';
-	put(out, len, &used, "%7s %7s %7s %7s", "nsample", "pid", "tid", "event");
+	if (cols->system_wide)
+		put(out, len, &used, "%7s %7s %7s %10s", "nsample", "cpu", "event", "ms");
+	else
+		put(out, len, &used, "%7s %7s %7s %7s", "nsample", "pid", "tid", "event");
 	if (cols->nsets > 1)
 		put(out, len, &used, " %5s", "expid");
 	if (cols->sampling)
@@ -98,8 +103,13 @@ int kpmc_format_row(const struct kpmc_columns *cols, const struct kpmc_record *r
 		    (unsigned long long)rec->lost);
 		return (int)used;
 	}
-	put(out, len, &used, "%7llu %7u %7u %7s", (unsigned long long)rec->nsample,
-	    rec->pid, rec->tid, kpmc_record_kind_name(rec->kind, kind, sizeof(kind)));
+	if (cols->system_wide)
+		put(out, len, &used, "%7llu %7u %7s %10.3f", (unsigned long long)rec->nsample,
+		    rec->cpu, kpmc_record_kind_name(rec->kind, kind, sizeof(kind)),
+		    (double)rec->run_ns / 1e6);
+	else
+		put(out, len, &used, "%7llu %7u %7u %7s", (unsigned long long)rec->nsample,
+		    rec->pid, rec->tid, kpmc_record_kind_name(rec->kind, kind, sizeof(kind)));
 	if (cols->nsets > 1)
 		put(out, len, &used, " %5u", rec->set);
 	if (cols->sampling) {

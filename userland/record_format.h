@@ -13,6 +13,7 @@ struct kpmc_columns {
 	uint32_t virt_mask;
 	int sampling;		/* event-based sampling: a "period" column */
 	int nsets;		/* event sets; more than one: an "expid" column */
+	int system_wide;	/* rows are CPUs: "cpu" and "ms" columns, no pid/tid */
 	uint32_t set_mask[KPMC_MAX_SETS];	/* counters of each set */
 };
 

@@ -5,16 +5,20 @@ arch=${1:-$(uname -m)}
 dir=$(dirname "$0")
 . "$dir/lib.sh"
 
-echo "kpmc guest tests on $arch, kernel $(uname -r)"
-for t in "$dir"/t_common_*.sh; do
-	. "$t"
-done
-case $arch in
-aarch64)
-	for t in "$dir"/t_arm64_*.sh; do . "$t"; done ;;
-x86_64)
-	for t in "$dir"/t_x86_*.sh; do . "$t"; done ;;
-esac
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+echo "kpmc guest tests on $arch ($ncpu CPUs), kernel $(uname -r)"
+# A multi-CPU boot runs only the tests that need several CPUs.
+if [ "$ncpu" -gt 1 ]; then
+	for t in "$dir"/t_smp_*.sh; do . "$t"; done
+else
+	for t in "$dir"/t_common_*.sh; do . "$t"; done
+	case $arch in
+	aarch64)
+		for t in "$dir"/t_arm64_*.sh; do . "$t"; done ;;
+	x86_64)
+		for t in "$dir"/t_x86_*.sh; do . "$t"; done ;;
+	esac
+fi
 lsmod | grep -q '^kpmc ' && rmmod kpmc
 # Leak reports are printed at unload; the host's log check sees them.
 dmesg | grep 'kpmc' | tail -n 40

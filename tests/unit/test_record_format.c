@@ -126,6 +126,21 @@ static void test_sampling_rows(void **state)
 	assert_string_equal(line, "# lost 12 records: the ring was full (enlarge it with -k)");
 }
 
+static void test_system_wide_rows(void **state)
+{
+	struct kpmc_columns cols = { .counter_mask = 0x2, .system_wide = 1 };
+	struct kpmc_record r = make_record(0, 0, KPMC_REC_CPU, 3, 0, 12345);
+	char line[512];
+
+	(void)state;
+	r.cpu = 1;
+	r.run_ns = 50000123;
+	kpmc_format_header(&cols, line, sizeof(line));
+	assert_string_equal(line, "nsample     cpu   event         ms           pmc1");
+	kpmc_format_row(&cols, &r, line, sizeof(line));
+	assert_string_equal(line, "      3       1     cpu     50.000          12345");
+}
+
 static void test_scaling(void **state)
 {
 	struct kpmc_totals t = { 0 };
@@ -244,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_mappings),
 		cmocka_unit_test(test_sampling_rows),
+		cmocka_unit_test(test_system_wide_rows),
 		cmocka_unit_test(test_scaling),
 		cmocka_unit_test(test_aggregate),
 		cmocka_unit_test(test_period),

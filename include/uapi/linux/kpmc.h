@@ -28,6 +28,7 @@ enum kpmc_record_kind {
 	KPMC_REC_EBS = 4,	/* event-based sample: the sampling counter overflowed */
 	KPMC_REC_LOST = 5,	/* the ring was full: lost records were dropped since the last LOST */
 	KPMC_REC_MUX = 6,	/* event sets rotate: what the set that gives way counted */
+	KPMC_REC_CPU = 7,	/* system-wide: what one CPU counted (pid, tid 0; see cpu) */
 };
 
 struct kpmc_record {

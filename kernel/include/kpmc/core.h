@@ -12,6 +12,8 @@
 #include <linux/wait.h>
 #include <linux/irq_work.h>
 #include <linux/hrtimer.h>
+#include <linux/cpumask.h>
+#include <linux/percpu.h>
 #include <linux/workqueue.h>
 #include <linux/rcupdate.h>
 #include <linux/jump_label.h>
@@ -83,6 +85,38 @@ struct kpmc_thread {
 	struct rcu_head rcu;
 };
 
+/*
+ * Folding at least this often keeps 32-bit event counters from wrapping
+ * twice between two reads, even at several events per cycle at 5 GHz.
+ */
+#define KPMC_FOLD_NS	(50 * NSEC_PER_MSEC)
+
+/* System-wide monitoring of a set of CPUs (kpmc -S): one at a time. */
+struct kpmc_system {
+	struct kpmc_shared_config *conf;
+	struct kpmc_session *session;
+	cpumask_var_t cpus;
+	bool exclude_idle;
+};
+
+/* What each CPU's counters hold, and its fold / sampling timer. */
+struct kpmc_cpu {
+	struct kpmc_thread *cur;	/* whose counts the counters hold; NULL: stopped */
+	u64 loaded_generation;		/* config in the selectors; 0: none */
+	u64 last_raw[KPMC_MAX_COUNTERS];
+	struct hrtimer timer;		/* folds counters and takes TBS records */
+	/* System-wide mode: this CPU is counted whatever runs on it. */
+	struct kpmc_system *sys;
+	u64 sys_acc[KPMC_MAX_COUNTERS];
+	u64 sys_run_ns;			/* counted time since the last record */
+	u64 sys_since_ns;		/* last fold, or resume from idle */
+	u64 sys_next_record_ns;		/* wall time of the next TBS record */
+	u64 sys_nsample;
+	bool sys_paused;		/* idle excluded and the idle task runs */
+};
+
+DECLARE_PER_CPU(struct kpmc_cpu, kpmc_cpus);
+
 /* Enabled while a session exists: until then the switch hook does nothing. */
 DECLARE_STATIC_KEY_FALSE(kpmc_monitoring);
 
@@ -108,6 +142,17 @@ void kpmc_threads_count(unsigned int *known, unsigned int *counting);
 void kpmc_live_objects(int *threads, int *configs);
 extern atomic_t kpmc_threads_lost;
 void kpmc_shared_config_put(struct kpmc_shared_config *c);
+
+/* system.c */
+bool kpmc_system_active(void);
+int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len,
+		      bool exclude_idle);
+int kpmc_system_stop(struct kpmc_thread *owner);
+void kpmc_system_session_closed(struct kpmc_session *s);
+void kpmc_system_switch(struct kpmc_cpu *c, struct task_struct *prev,
+			struct task_struct *next);
+enum hrtimer_restart kpmc_system_tick(struct kpmc_cpu *c, struct hrtimer *timer);
+void kpmc_system_exit(void);
 
 /* session.c */
 extern unsigned int kpmc_ring_records;

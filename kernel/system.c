@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * System-wide monitoring (kpmc -S): the counters of each selected CPU count
+ * whatever runs there, and every CPU sends its own records (kind CPU) at each
+ * time-based sampling period and when monitoring stops. Optionally the idle
+ * task is excluded: the counters pause while it runs.
+ *
+ * Per-thread and system-wide monitoring share the counters, so they exclude
+ * each other. Starting and stopping happen in process context under
+ * kpmc_system_lock; each CPU's own part runs there in an IPI, with IRQs off,
+ * which is also what the switch hook and the timer run with.
+ */
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/capability.h>
+#include <linux/cpu.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/ktime.h>
+
+#include "kpmc/core.h"
+#include "kpmc/counter.h"
+
+static DEFINE_MUTEX(kpmc_system_lock);
+static struct kpmc_system *kpmc_system_now;
+
+bool kpmc_system_active(void)
+{
+	return READ_ONCE(kpmc_system_now) != NULL;
+}
+
+static const struct kpmc_hw_config *sys_hw(const struct kpmc_system *sys)
+{
+	return &sys->conf->hw[0];
+}
+
+static void sys_fold(struct kpmc_cpu *c, const struct kpmc_hw_config *hw, u64 now)
+{
+	u64 raw[KPMC_MAX_COUNTERS];
+	unsigned int i;
+
+	if (!c->sys_paused) {
+		kpmc_backend->read(hw, raw);
+		for (i = 0; i < hw->nr; i++) {
+			c->sys_acc[i] += kpmc_counter_delta(raw[i], c->last_raw[i],
+							    hw->width_mask[i]);
+			c->last_raw[i] = raw[i];
+		}
+		c->sys_run_ns += now - c->sys_since_ns;
+	}
+	c->sys_since_ns = now;
+}
+
+static void sys_record(struct kpmc_cpu *c, struct kpmc_system *sys)
+{
+	const struct kpmc_hw_config *hw = sys_hw(sys);
+	struct kpmc_sample smp;
+	struct kpmc_record rec;
+	unsigned int i;
+
+	memset(&smp, 0, sizeof(smp));
+	smp.cfg = &sys->conf->sets.set[0];
+	smp.counter_mask = hw->mask;
+	smp.run_ns = c->sys_run_ns;
+	for (i = 0; i < hw->nr; i++)
+		smp.counts[hw->slot[i]] = c->sys_acc[i];
+	kpmc_mm_sample(&smp);
+
+	memset(&rec, 0, sizeof(rec));
+	rec.version = KPMC_RECORD_VERSION;
+	rec.size = sizeof(rec);
+	rec.kind = KPMC_REC_CPU;
+	rec.cpu = raw_smp_processor_id();
+	rec.counter_mask = smp.counter_mask;
+	rec.virt_mask = smp.virt_mask;
+	rec.nsample = ++c->sys_nsample;
+	rec.run_ns = smp.run_ns;
+	memcpy(rec.counts, smp.counts, sizeof(rec.counts));
+	memcpy(rec.virt, smp.virt, sizeof(rec.virt));
+	kpmc_session_push(sys->session, &rec);
+	memset(c->sys_acc, 0, sizeof(c->sys_acc));
+	c->sys_run_ns = 0;
+}
+
+static u64 sys_next_expiry(struct kpmc_cpu *c, const struct kpmc_system *sys, u64 now)
+{
+	u64 expires = now + KPMC_FOLD_NS;
+
+	if (sys->conf->sets.set[0].tbs_ms)
+		expires = min(expires, c->sys_next_record_ns);
+	return expires;
+}
+
+static void sys_start_on_cpu(void *info)
+{
+	struct kpmc_system *sys = info;
+	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+	const struct kpmc_hw_config *hw = sys_hw(sys);
+	u64 start[KPMC_MAX_COUNTERS] = { 0 };
+	u64 now = ktime_get_ns();
+
+	kpmc_backend->load(hw, start);
+	memcpy(c->last_raw, start, sizeof(c->last_raw));
+	c->loaded_generation = sys->conf->generation;
+	memset(c->sys_acc, 0, sizeof(c->sys_acc));
+	c->sys_run_ns = 0;
+	c->sys_nsample = 0;
+	c->sys_since_ns = now;
+	c->sys_next_record_ns = now + (u64)sys->conf->sets.set[0].tbs_ms * NSEC_PER_MSEC;
+	c->sys_paused = false;
+	if (sys->exclude_idle && is_idle_task(current)) {
+		kpmc_backend->stop(hw);
+		c->sys_paused = true;
+	}
+	WRITE_ONCE(c->sys, sys);
+	hrtimer_start(&c->timer, ns_to_ktime(sys_next_expiry(c, sys, now)),
+		      HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+static void sys_stop_on_cpu(void *info)
+{
+	struct kpmc_system *sys = info;
+	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+
+	/* The timer is pinned here and cannot be running: IRQs are off. */
+	hrtimer_try_to_cancel(&c->timer);
+	sys_fold(c, sys_hw(sys), ktime_get_ns());
+	sys_record(c, sys);
+	kpmc_backend->stop(sys_hw(sys));
+	c->loaded_generation = 0;
+	WRITE_ONCE(c->sys, NULL);
+}
+
+void kpmc_system_switch(struct kpmc_cpu *c, struct task_struct *prev,
+			struct task_struct *next)
+{
+	struct kpmc_system *sys = c->sys;
+	u64 now;
+
+	if (!sys->exclude_idle)
+		return;
+	if (is_idle_task(next) && !c->sys_paused) {
+		now = ktime_get_ns();
+		sys_fold(c, sys_hw(sys), now);
+		kpmc_backend->stop(sys_hw(sys));
+		c->sys_paused = true;
+	} else if (!is_idle_task(next) && c->sys_paused) {
+		kpmc_backend->start(sys_hw(sys));
+		c->sys_paused = false;
+		c->sys_since_ns = ktime_get_ns();
+	}
+}
+
+enum hrtimer_restart kpmc_system_tick(struct kpmc_cpu *c, struct hrtimer *timer)
+{
+	struct kpmc_system *sys = c->sys;
+	u64 tbs = (u64)sys->conf->sets.set[0].tbs_ms * NSEC_PER_MSEC;
+	u64 now = ktime_get_ns();
+
+	sys_fold(c, sys_hw(sys), now);
+	if (tbs && now >= c->sys_next_record_ns) {
+		sys_record(c, sys);
+		/* Keep the grid: a late tick does not shift later records. */
+		while (c->sys_next_record_ns <= now)
+			c->sys_next_record_ns += tbs;
+	}
+	hrtimer_set_expires(timer, ns_to_ktime(sys_next_expiry(c, sys, now)));
+	return HRTIMER_RESTART;
+}
+
+static int parse_cpus(struct kpmc_thread *owner, const char *list, size_t len,
+		      struct cpumask *mask)
+{
+	char buf[64];
+	int err;
+
+	if (len == 3 && !memcmp(list, "all", 3)) {
+		cpumask_copy(mask, cpu_online_mask);
+		return 0;
+	}
+	if (len == 0 || len >= sizeof(buf))
+		goto bad;
+	memcpy(buf, list, len);
+	buf[len] = '\0';
+	err = cpulist_parse(buf, mask);
+	if (err && err != -ERANGE)
+		goto bad;
+	if (err || !cpumask_subset(mask, cpu_online_mask)) {
+		kpmc_reject(owner, "enable", "cpus=%s: not all of these CPUs are online (online: %*pbl)",
+			    buf, cpumask_pr_args(cpu_online_mask));
+		return -EINVAL;
+	}
+	if (cpumask_empty(mask))
+		goto bad;
+	return 0;
+bad:
+	kpmc_reject(owner, "enable", "'cpus=%.*s': want all, or a CPU list such as 0-3,6",
+		    (int)min_t(size_t, len, 40), list);
+	return -EINVAL;
+}
+
+int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len,
+		      bool exclude_idle)
+{
+	struct kpmc_system *sys;
+	unsigned int known, counting;
+	int err;
+
+	if (!perfmon_capable()) {
+		kpmc_reject(owner, "enable",
+			    "system-wide monitoring needs CAP_PERFMON or CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+	if (!owner->conf) {
+		kpmc_reject(owner, "enable", "no configuration: write /proc/kpmc/config first");
+		return -EINVAL;
+	}
+	if (owner->conf->sets.nr > 1 || owner->conf->hw[0].sampling) {
+		kpmc_reject(owner, "enable",
+			    "system-wide mode takes one event set and time-based sampling (tbs), not ebs");
+		return -EINVAL;
+	}
+	sys = kzalloc(sizeof(*sys), GFP_KERNEL);
+	if (!sys)
+		return -ENOMEM;
+	if (!zalloc_cpumask_var(&sys->cpus, GFP_KERNEL)) {
+		kfree(sys);
+		return -ENOMEM;
+	}
+	err = parse_cpus(owner, cpulist, len, sys->cpus);
+	if (err)
+		goto out_free;
+	sys->exclude_idle = exclude_idle;
+	sys->session = kpmc_session_of_current();
+	if (!sys->session) {
+		kpmc_reject(owner, "enable", "no session: open /proc/kpmc/monitor first");
+		err = -EINVAL;
+		goto out_free;
+	}
+	refcount_inc(&owner->conf->ref);
+	sys->conf = owner->conf;
+
+	mutex_lock(&kpmc_system_lock);
+	kpmc_threads_count(&known, &counting);
+	if (kpmc_system_now || counting) {
+		mutex_unlock(&kpmc_system_lock);
+		kpmc_reject(owner, "enable", "%s",
+			    kpmc_system_now ? "system-wide monitoring is already on" :
+			    "threads are being monitored per thread: the counters are taken");
+		err = -EBUSY;
+		goto out_refs;
+	}
+	cpus_read_lock();
+	WRITE_ONCE(kpmc_system_now, sys);
+	on_each_cpu_mask(sys->cpus, sys_start_on_cpu, sys, true);
+	cpus_read_unlock();
+	mutex_unlock(&kpmc_system_lock);
+	return 0;
+
+out_refs:
+	kpmc_shared_config_put(sys->conf);
+	kpmc_session_put(sys->session);
+out_free:
+	free_cpumask_var(sys->cpus);
+	kfree(sys);
+	return err;
+}
+
+/* Caller holds kpmc_system_lock; sys is kpmc_system_now. */
+static void system_stop_locked(struct kpmc_system *sys)
+{
+	cpus_read_lock();
+	on_each_cpu_mask(sys->cpus, sys_stop_on_cpu, sys, true);
+	cpus_read_unlock();
+	WRITE_ONCE(kpmc_system_now, NULL);
+	kpmc_shared_config_put(sys->conf);
+	kpmc_session_put(sys->session);
+	free_cpumask_var(sys->cpus);
+	kfree(sys);
+}
+
+int kpmc_system_stop(struct kpmc_thread *owner)
+{
+	struct kpmc_session *s = kpmc_session_of_current();
+	int err = 0;
+
+	mutex_lock(&kpmc_system_lock);
+	if (!kpmc_system_now || !s || kpmc_system_now->session != s) {
+		kpmc_reject(owner, "enable", "system-wide monitoring is not on for this session");
+		err = -EINVAL;
+	} else {
+		system_stop_locked(kpmc_system_now);
+	}
+	mutex_unlock(&kpmc_system_lock);
+	if (s)
+		kpmc_session_put(s);
+	return err;
+}
+
+void kpmc_system_session_closed(struct kpmc_session *s)
+{
+	mutex_lock(&kpmc_system_lock);
+	if (kpmc_system_now && kpmc_system_now->session == s)
+		system_stop_locked(kpmc_system_now);
+	mutex_unlock(&kpmc_system_lock);
+}
+
+void kpmc_system_exit(void)
+{
+	mutex_lock(&kpmc_system_lock);
+	if (kpmc_system_now)
+		system_stop_locked(kpmc_system_now);
+	mutex_unlock(&kpmc_system_lock);
+}
