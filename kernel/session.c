@@ -176,6 +176,33 @@ void kpmc_session_close(struct kpmc_session *s)
 	kpmc_session_put(s);
 }
 
+void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
+		       const struct kpmc_config *cfg, const struct kpmc_hw_config *hw,
+		       const u64 *acc, u64 run_ns)
+{
+	struct kpmc_sample s;
+	unsigned int i;
+
+	memset(&s, 0, sizeof(s));
+	s.cfg = cfg;
+	s.counter_mask = hw->mask;
+	s.run_ns = run_ns;
+	for (i = 0; i < hw->nr; i++)
+		s.counts[hw->slot[i]] = acc[i];
+	kpmc_mm_sample(&s);
+
+	memset(rec, 0, sizeof(*rec));
+	rec->version = KPMC_RECORD_VERSION;
+	rec->size = sizeof(*rec);
+	rec->kind = kind;
+	rec->cpu = raw_smp_processor_id();
+	rec->counter_mask = s.counter_mask;
+	rec->virt_mask = s.virt_mask;
+	rec->run_ns = s.run_ns;
+	memcpy(rec->counts, s.counts, sizeof(rec->counts));
+	memcpy(rec->virt, s.virt, sizeof(rec->virt));
+}
+
 /* Caller holds s->lock and has checked there is room. */
 static void put_lost_record(struct kpmc_session *s, struct kpmc_record *slot, u64 lost)
 {

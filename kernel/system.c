@@ -53,30 +53,11 @@ static void sys_fold(struct kpmc_cpu *c, const struct kpmc_hw_config *hw, u64 no
 
 static void sys_record(struct kpmc_cpu *c, struct kpmc_system *sys)
 {
-	const struct kpmc_hw_config *hw = sys_hw(sys);
-	struct kpmc_sample smp;
 	struct kpmc_record rec;
-	unsigned int i;
 
-	memset(&smp, 0, sizeof(smp));
-	smp.cfg = &sys->conf->sets.set[0];
-	smp.counter_mask = hw->mask;
-	smp.run_ns = c->sys_run_ns;
-	for (i = 0; i < hw->nr; i++)
-		smp.counts[hw->slot[i]] = c->sys_acc[i];
-	kpmc_mm_sample(&smp);
-
-	memset(&rec, 0, sizeof(rec));
-	rec.version = KPMC_RECORD_VERSION;
-	rec.size = sizeof(rec);
-	rec.kind = KPMC_REC_CPU;
-	rec.cpu = raw_smp_processor_id();
-	rec.counter_mask = smp.counter_mask;
-	rec.virt_mask = smp.virt_mask;
+	kpmc_record_build(&rec, KPMC_REC_CPU, &sys->conf->sets.set[0], sys_hw(sys),
+			  c->sys_acc, c->sys_run_ns);
 	rec.nsample = ++c->sys_nsample;
-	rec.run_ns = smp.run_ns;
-	memcpy(rec.counts, smp.counts, sizeof(rec.counts));
-	memcpy(rec.virt, smp.virt, sizeof(rec.virt));
 	kpmc_session_push(sys->session, &rec);
 	memset(c->sys_acc, 0, sizeof(c->sys_acc));
 	c->sys_run_ns = 0;

@@ -137,35 +137,15 @@ static bool fold(struct kpmc_cpu *c, struct kpmc_thread *t, u64 now)
 
 static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
 {
-	const struct kpmc_hw_config *hw = thw(t);
-	struct kpmc_sample s;
 	struct kpmc_record rec;
-	unsigned int i;
 
-	memset(&s, 0, sizeof(s));
-	s.cfg = tcfg(t);
-	s.counter_mask = hw->mask;
-	s.run_ns = t->run_ns;
-	for (i = 0; i < hw->nr; i++)
-		s.counts[hw->slot[i]] = t->acc[i];
-	kpmc_mm_sample(&s);
-
-	memset(&rec, 0, sizeof(rec));
-	rec.version = KPMC_RECORD_VERSION;
-	rec.size = sizeof(rec);
-	rec.kind = kind;
+	kpmc_record_build(&rec, kind, tcfg(t), thw(t), t->acc, t->run_ns);
 	rec.set = t->set;
 	if (kind == KPMC_REC_EBS)
 		rec.period = t->sampling_period;
-	rec.cpu = raw_smp_processor_id();
 	rec.pid = t->pid;
 	rec.tid = t->tid;
-	rec.counter_mask = s.counter_mask;
-	rec.virt_mask = s.virt_mask;
 	rec.nsample = ++t->nsample;
-	rec.run_ns = s.run_ns;
-	memcpy(rec.counts, s.counts, sizeof(rec.counts));
-	memcpy(rec.virt, s.virt, sizeof(rec.virt));
 	kpmc_session_push(t->session, &rec);
 
 	memset(t->acc, 0, sizeof(t->acc));

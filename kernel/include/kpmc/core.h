@@ -163,6 +163,13 @@ void kpmc_session_put(struct kpmc_session *s);
 void kpmc_session_close(struct kpmc_session *s);
 void kpmc_session_stats(struct kpmc_session *s, u64 *used, u64 *dropped);
 void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec);
+/*
+ * A record of counts acc (hw slot order) over run_ns, with the active
+ * monitoring module's virtual counters; the caller adds who and why.
+ */
+void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
+		       const struct kpmc_config *cfg, const struct kpmc_hw_config *hw,
+		       const u64 *acc, u64 run_ns);
 int kpmc_session_resize(struct kpmc_session *s, u32 records, char *why, size_t len);
 ssize_t kpmc_session_read(struct kpmc_session *s, char __user *buf, size_t len, bool nonblock);
 __poll_t kpmc_session_poll(struct kpmc_session *s, struct file *f, poll_table *pt);
