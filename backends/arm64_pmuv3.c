@@ -276,7 +276,8 @@ static void pmuv3_unclaim(u32 mask)
 	pmuv3_release_slots(mask, -1);
 }
 
-static void pmuv3_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw)
+static int pmuv3_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
+			char *why, size_t len)
 {
 	unsigned int slot;
 
@@ -306,6 +307,7 @@ static void pmuv3_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *h
 		hw->nr++;
 		hw->mask |= BIT(slot);
 	}
+	return 0;
 }
 
 static void pmuv3_load(const struct kpmc_hw_config *hw, const u64 *start)

@@ -9,5 +9,7 @@ const struct kpmc_backend *const kpmc_backend_table[] = {
 #ifdef CONFIG_ARM64
 	&kpmc_arm64_pmuv3_backend,
 #endif
+	/* Last: the fallback when no direct backend fits. */
+	&kpmc_perf_backend,
 	NULL,
 };

@@ -83,15 +83,27 @@ void kpmc_reject(struct kpmc_thread *t, const char *file, const char *fmt, ...)
 		pr_warn("kpmc: %s: %s (pid %d)\n", file, msg, task_pid_nr(current));
 }
 
+/*
+ * The first direct backend that probes, else the generic perf backend (last
+ * in the table); backend= forces one by name. kpmc_no_pmu_reason keeps why
+ * the direct backends were refused, for /proc/kpmc/info.
+ */
 static void select_backend(void)
 {
 	const struct kpmc_backend *const *b;
 	char why[KPMC_ERR_MAX];
-	int n = 0;
+	int n = 0, direct = 0;
 
 	for (b = kpmc_backend_table; *b; b++) {
+		bool fallback = !b[1];
+
 		if (backend && strcmp(backend, (*b)->name))
 			continue;
+		if (fallback && !backend && !n && !direct)
+			n += scnprintf(kpmc_no_pmu_reason, sizeof(kpmc_no_pmu_reason),
+				       "kpmc has no direct PMU backend for %s yet",
+				       utsname()->machine);
+		direct += !fallback;
 		why[0] = '\0';
 		memset(&kpmc_pmu, 0, sizeof(kpmc_pmu));
 		if (!(*b)->probe(&kpmc_pmu, why, sizeof(why))) {
@@ -104,10 +116,6 @@ static void select_backend(void)
 	if (backend && !n)
 		snprintf(kpmc_no_pmu_reason, sizeof(kpmc_no_pmu_reason),
 			 "no backend named '%s' in this build", backend);
-	else if (!n)
-		snprintf(kpmc_no_pmu_reason, sizeof(kpmc_no_pmu_reason),
-			 "kpmc has no PMU backend for this architecture (%s) yet",
-			 utsname()->machine);
 }
 
 static int __init kpmc_init(void)
@@ -119,8 +127,10 @@ static int __init kpmc_init(void)
 
 	select_backend();
 	if (kpmc_backend)
-		pr_info("kpmc: backend %s: %s, %u counters\n", kpmc_backend->name,
-			kpmc_pmu.model, kpmc_pmu.nr_counters);
+		pr_info("kpmc: backend %s: %s, %u counters%s%s\n", kpmc_backend->name,
+			kpmc_pmu.model, kpmc_pmu.nr_counters,
+			kpmc_no_pmu_reason[0] ? "; direct backends refused: " : "",
+			kpmc_no_pmu_reason);
 	else
 		pr_info("kpmc: no supported PMU found: %s\n", kpmc_no_pmu_reason);
 

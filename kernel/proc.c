@@ -64,6 +64,8 @@ static int info_show(struct seq_file *m, void *v)
 	} else {
 		seq_printf(m, "backend: %s\n", kpmc_backend->name);
 		seq_printf(m, "pmu: %s\n", kpmc_pmu.model);
+		if (kpmc_no_pmu_reason[0])
+			seq_printf(m, "direct_backends_refused: %s\n", kpmc_no_pmu_reason);
 		seq_printf(m, "counters: %u\n", kpmc_pmu.nr_counters);
 		seq_printf(m, "fixed_counters: %u", kpmc_pmu.nr_fixed);
 		for (i = 0; i < kpmc_pmu.nr_fixed; i++)

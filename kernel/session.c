@@ -83,6 +83,16 @@ void kpmc_session_get(struct kpmc_session *s)
 	refcount_inc(&s->ref);
 }
 
+void kpmc_defer(struct work_struct *work)
+{
+	queue_work(kpmc_wq, work);
+}
+
+void kpmc_flush_deferred(void)
+{
+	flush_workqueue(kpmc_wq);
+}
+
 /* May be called in any context: the free itself is deferred. */
 void kpmc_session_put(struct kpmc_session *s)
 {

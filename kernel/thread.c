@@ -70,11 +70,24 @@ static inline u64 tgen(const struct kpmc_thread *t)
 	return t->conf->generation + t->set;
 }
 
+static void shared_config_free(struct work_struct *work)
+{
+	struct kpmc_shared_config *c = container_of(work, struct kpmc_shared_config, free_work);
+	unsigned int i;
+
+	for (i = 0; i < c->sets.nr; i++)
+		if (kpmc_backend->release)
+			kpmc_backend->release(&c->hw[i]);
+	kfree(c);
+	atomic_dec(&kpmc_configs_live);
+}
+
+/* May be called in any context: a backend's release may sleep, so it is deferred. */
 void kpmc_shared_config_put(struct kpmc_shared_config *c)
 {
 	if (c && refcount_dec_and_test(&c->ref)) {
-		kfree(c);
-		atomic_dec(&kpmc_configs_live);
+		INIT_WORK(&c->free_work, shared_config_free);
+		kpmc_defer(&c->free_work);
 	}
 }
 
@@ -492,8 +505,10 @@ struct kpmc_thread *kpmc_thread_of_current(bool create)
 
 int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config_sets *sets)
 {
-	unsigned int i;
 	struct kpmc_shared_config *c, *old;
+	char why[KPMC_ERR_MAX] = "";
+	unsigned int i;
+	int err;
 
 	if (t->state != KPMC_IDLE) {
 		kpmc_reject(t, "config",
@@ -507,8 +522,16 @@ int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config_sets 
 	refcount_set(&c->ref, 1);
 	c->generation = atomic64_add_return(KPMC_MAX_SETS, &kpmc_config_generation);
 	c->sets = *sets;
-	for (i = 0; i < sets->nr; i++)
-		kpmc_backend->encode(&sets->set[i], &c->hw[i]);
+	for (i = 0; i < sets->nr; i++) {
+		err = kpmc_backend->encode(&sets->set[i], &c->hw[i], why, sizeof(why));
+		if (err) {
+			kpmc_reject(t, "config", "%s", why[0] ? why : "the backend cannot encode it");
+			/* Only the sets before i hold backend resources. */
+			c->sets.nr = i;
+			kpmc_shared_config_put(c);
+			return err;
+		}
+	}
 	old = t->conf;
 	t->set = 0;
 	t->conf = c;
@@ -765,6 +788,7 @@ void kpmc_threads_exit(void)
 	}
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
 	rcu_barrier();
+	kpmc_flush_deferred();
 
 	if (atomic_read(&kpmc_threads_live) || atomic_read(&kpmc_configs_live))
 		pr_err("kpmc: leak: %d thread states, %d configurations not freed\n",

@@ -91,10 +91,20 @@ while [ $rep -le $REPS ]; do
 	under_kpmc 1 -A -T 0.001 -- $BIN/spin $SPIN none
 	ticks=$(($(agg_records) - ticks0))
 	sed "s/ samples=0 / samples=$ticks /" $OUT/prog.txt | tag kpmc 1 $rep
-	# Event-based sampling: perf only until kpmc's EBS lands.
-	for p in 100000 1000000 10000000; do
+	# Event-based sampling on the cycle counter (exact interrupts under
+	# icount) at 4 periods down to kpmc's shortest; the shortest also gives
+	# the record rate the CLI keeps up with, and whether records were lost.
+	for p in 10000 100000 1000000 10000000; do
 		$BIN/spin $SPIN perf-ebs $p | sed "s/^KPMC-BENCH spin /KPMC-BENCH spin_ebs /" |
 			tag perf 1 $rep
+		kpmc -A -c pmc0,ebs0=$p -o $OUT/trace.txt -- $BIN/spin 0 none >/dev/null 2>&1
+		s0=$(agg_records)
+		sleep 0.2
+		kpmc -A -c pmc0,ebs0=$p -o $OUT/trace.txt -- $BIN/spin $SPIN none >$OUT/prog.txt 2>$OUT/kpmc.err ||
+			echo "KPMC-BENCH-ERROR kpmc ebs0=$p: $(tail -n 2 $OUT/kpmc.err)"
+		lost=$(sed -n 's/^kpmc: \([0-9]*\) records lost.*/\1/p' $OUT/kpmc.err)
+		sed "s/^KPMC-BENCH spin /KPMC-BENCH spin_ebs /; s/ samples=0 / samples=$(($(agg_records) - s0)) /; s/ lost=0/ lost=${lost:-0}/; s/ arg=0 / arg=$p /" \
+			$OUT/prog.txt | tag kpmc 1 $rep
 	done
 
 	# 4. Self-read: perf's read() and mmap paths (libkpmc's fast path is to come).

@@ -22,6 +22,7 @@ struct kpmc_hw_config {
 	bool sampling;
 	unsigned int sampling_index;
 	u64 irq_bits;				/* backend's mask for its interrupt enable */
+	void *priv;				/* backend's own, freed by its release() */
 };
 
 /*
@@ -47,8 +48,14 @@ struct kpmc_backend {
 	 */
 	int (*claim)(u32 mask, char *why, size_t len);
 	void (*unclaim)(u32 mask);
-	/* Turn a parsed configuration into register values (process context). */
-	void (*encode)(const struct kpmc_config *cfg, struct kpmc_hw_config *hw);
+	/*
+	 * Turn a parsed configuration into register values (process context);
+	 * or a negative errno with the reason in why.
+	 */
+	int (*encode)(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
+		      char *why, size_t len);
+	/* Optional: free what encode() allocated (process context). */
+	void (*release)(struct kpmc_hw_config *hw);
 	/* Hot path: program selectors, start counters of hw from value start[]. */
 	void (*load)(const struct kpmc_hw_config *hw, const u64 *start);
 	/* Hot path: restart the counters of hw, as load() left them. */

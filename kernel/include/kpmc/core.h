@@ -31,6 +31,7 @@ struct kpmc_shared_config {
 	u64 generation;
 	struct kpmc_config_sets sets;
 	struct kpmc_hw_config hw[KPMC_MAX_SETS];
+	struct work_struct free_work;
 };
 
 /*
@@ -170,6 +171,9 @@ void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec);
 void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 		       const struct kpmc_config *cfg, const struct kpmc_hw_config *hw,
 		       const u64 *acc, u64 run_ns);
+/* Run work in process context later (kpmc's workqueue); flushed at unload. */
+void kpmc_defer(struct work_struct *work);
+void kpmc_flush_deferred(void);
 int kpmc_session_resize(struct kpmc_session *s, u32 records, char *why, size_t len);
 ssize_t kpmc_session_read(struct kpmc_session *s, char __user *buf, size_t len, bool nonblock);
 __poll_t kpmc_session_poll(struct kpmc_session *s, struct file *f, poll_table *pt);

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Generic backend over the kernel's perf API: every counter slot is a
+ * per-CPU kernel perf event, so kpmc works wherever perf does (any PMU the
+ * kernel drives, and software events everywhere) and shares the hardware
+ * with perf by construction: perf schedules its own and our events.
+ *
+ * Events are named by perf type and config: pmcN=0xTTCCCCCCCC, type TT in
+ * bits 32-39 (0 hardware, 1 software, 3 hardware cache, 4 raw) and config in
+ * bits 0-31. E.g. 0x100000003: software context switches; 0x400000008: raw
+ * event 0x08 (INST_RETIRED on arm64).
+ *
+ * Per-CPU events count all the time; the core's view of "a counter that
+ * starts, stops and can be written" is kept per CPU as an offset and a frozen
+ * value, so the core folds per-thread deltas exactly as with a direct PMU.
+ * Reads do what perf_event_read_local() does (not exported to modules): on
+ * the event's own CPU with IRQs off, update the count from the PMU if the
+ * event is on it, then read the count. Event-based sampling is not offered
+ * by this backend.
+ */
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+#include <linux/cpumask.h>
+
+#include "backends.h"
+
+#define PERF_SLOTS	8
+#define PERF_TYPE_SHIFT	32
+
+/* One configuration's events and, per CPU, the counters as the core sees them. */
+struct perf_cpu_view {
+	u64 offset[PERF_SLOTS];		/* core value = perf count + offset */
+	u64 frozen[PERF_SLOTS];		/* core value while stopped */
+	bool stopped;
+};
+
+struct perf_encoding {
+	struct perf_event **events;	/* [cpu * nr + index] */
+	struct perf_cpu_view __percpu *view;
+	unsigned int nr;
+};
+
+static void perf_attr(struct perf_event_attr *attr, u64 event, bool usr, bool os)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = (u32)(event >> PERF_TYPE_SHIFT);
+	attr->config = event & 0xffffffffULL;
+	attr->exclude_user = !usr;
+	attr->exclude_kernel = !os;
+	attr->exclude_hv = 1;
+}
+
+static const char *perf_type_name(u32 type)
+{
+	switch (type) {
+	case PERF_TYPE_HARDWARE: return "hardware";
+	case PERF_TYPE_SOFTWARE: return "software";
+	case PERF_TYPE_HW_CACHE: return "hardware cache";
+	case PERF_TYPE_RAW: return "raw";
+	}
+	return NULL;
+}
+
+/* Can perf count event on this machine? Ask it: create and drop one. */
+static int perf_check_event(const struct kpmc_pmu_desc *pmu, unsigned int slot,
+			    u64 event, char *why, size_t len)
+{
+	struct perf_event_attr attr;
+	struct perf_event *ev;
+	u32 type = (u32)(event >> PERF_TYPE_SHIFT);
+
+	if (event >> 40 || !perf_type_name(type)) {
+		snprintf(why, len,
+			 "perf backend events are 0xTTCCCCCCCC: type TT 0 (hardware), 1 (software), 3 (cache) or 4 (raw), config C");
+		return -EINVAL;
+	}
+	perf_attr(&attr, event, true, true);
+	attr.disabled = 1;
+	ev = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(), NULL, NULL, NULL);
+	if (IS_ERR(ev)) {
+		snprintf(why, len, "perf cannot count %s event 0x%llx here (error %ld%s)",
+			 perf_type_name(type), event & 0xffffffffULL, PTR_ERR(ev),
+			 PTR_ERR(ev) == -ENOENT || PTR_ERR(ev) == -EOPNOTSUPP ?
+			 ": no PMU driver for it" : "");
+		return -EINVAL;
+	}
+	perf_event_release_kernel(ev);
+	return 0;
+}
+
+static int perf_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
+{
+	unsigned int i;
+
+	snprintf(desc->model, sizeof(desc->model),
+		 "kernel perf events (per-CPU kernel counters; type<<32|config)");
+	desc->nr_fixed = 0;
+	desc->nr_counters = PERF_SLOTS;
+	for (i = 0; i < PERF_SLOTS; i++)
+		desc->width[i] = 64;
+	desc->check_event = perf_check_event;
+	return 0;
+}
+
+/* perf arbitrates its counters itself: nothing to take. */
+static int perf_claim(u32 mask, char *why, size_t len)
+{
+	return 0;
+}
+
+static void perf_unclaim(u32 mask)
+{
+}
+
+static void perf_release(struct kpmc_hw_config *hw)
+{
+	struct perf_encoding *enc = hw->priv;
+	unsigned int i;
+
+	if (!enc)
+		return;
+	for (i = 0; i < nr_cpu_ids * enc->nr; i++)
+		if (enc->events[i])
+			perf_event_release_kernel(enc->events[i]);
+	kvfree(enc->events);
+	free_percpu(enc->view);
+	kfree(enc);
+	hw->priv = NULL;
+}
+
+static int perf_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
+		       char *why, size_t len)
+{
+	struct perf_encoding *enc;
+	struct perf_event_attr attr;
+	unsigned int slot, i;
+	int cpu;
+
+	memset(hw, 0, sizeof(*hw));
+	if (cfg->ebs_period) {
+		snprintf(why, len, "the perf backend does not do event-based sampling (ebsN)");
+		return -EINVAL;
+	}
+	for (slot = 0; slot < KPMC_MAX_COUNTERS; slot++) {
+		if (!(cfg->mask & BIT(slot)))
+			continue;
+		hw->slot[hw->nr] = slot;
+		hw->width_mask[hw->nr] = ~0ULL;
+		hw->nr++;
+		hw->mask |= BIT(slot);
+	}
+	enc = kzalloc(sizeof(*enc), GFP_KERNEL);
+	if (!enc)
+		return -ENOMEM;
+	hw->priv = enc;
+	enc->nr = hw->nr;
+	enc->events = kvcalloc(nr_cpu_ids * hw->nr, sizeof(*enc->events), GFP_KERNEL);
+	enc->view = alloc_percpu(struct perf_cpu_view);
+	if (!enc->events || !enc->view) {
+		perf_release(hw);
+		return -ENOMEM;
+	}
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(enc->view, cpu)->stopped = true;
+	for_each_online_cpu(cpu) {
+		for (i = 0; i < hw->nr; i++) {
+			const struct kpmc_counter_req *req = &cfg->ctr[hw->slot[i]];
+			struct perf_event *ev;
+
+			perf_attr(&attr, req->event, req->usr, req->os);
+			ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+			if (IS_ERR(ev)) {
+				snprintf(why, len, "perf refused pmc%u on CPU %d (error %ld)",
+					 hw->slot[i], cpu, PTR_ERR(ev));
+				perf_release(hw);
+				return PTR_ERR(ev);
+			}
+			enc->events[cpu * hw->nr + i] = ev;
+		}
+	}
+	return 0;
+}
+
+static u64 perf_count(struct perf_encoding *enc, unsigned int i)
+{
+	struct perf_event *ev = enc->events[raw_smp_processor_id() * enc->nr + i];
+	u64 v = 0;
+
+	/* A CPU that came online after the encoding has no event: reads 0. */
+	if (ev) {
+		if (READ_ONCE(ev->oncpu) == raw_smp_processor_id())
+			ev->pmu->read(ev);
+		v = local64_read(&ev->count);
+	}
+	return v;
+}
+
+static void perf_load(const struct kpmc_hw_config *hw, const u64 *start)
+{
+	struct perf_encoding *enc = hw->priv;
+	struct perf_cpu_view *v = this_cpu_ptr(enc->view);
+	unsigned int i;
+
+	for (i = 0; i < hw->nr; i++)
+		v->offset[i] = start[i] - perf_count(enc, i);
+	v->stopped = false;
+}
+
+static void perf_start(const struct kpmc_hw_config *hw)
+{
+	struct perf_encoding *enc = hw->priv;
+	struct perf_cpu_view *v = this_cpu_ptr(enc->view);
+	unsigned int i;
+
+	if (!v->stopped)
+		return;
+	for (i = 0; i < hw->nr; i++)
+		v->offset[i] = v->frozen[i] - perf_count(enc, i);
+	v->stopped = false;
+}
+
+static void perf_stop(const struct kpmc_hw_config *hw)
+{
+	struct perf_encoding *enc = hw->priv;
+	struct perf_cpu_view *v = this_cpu_ptr(enc->view);
+	unsigned int i;
+
+	if (v->stopped)
+		return;
+	for (i = 0; i < hw->nr; i++)
+		v->frozen[i] = perf_count(enc, i) + v->offset[i];
+	v->stopped = true;
+}
+
+static void perf_read(const struct kpmc_hw_config *hw, u64 *raw)
+{
+	struct perf_encoding *enc = hw->priv;
+	struct perf_cpu_view *v = this_cpu_ptr(enc->view);
+	unsigned int i;
+
+	for (i = 0; i < hw->nr; i++)
+		raw[i] = v->stopped ? v->frozen[i] : perf_count(enc, i) + v->offset[i];
+}
+
+static void perf_write(const struct kpmc_hw_config *hw, unsigned int index, u64 value)
+{
+	struct perf_encoding *enc = hw->priv;
+	struct perf_cpu_view *v = this_cpu_ptr(enc->view);
+
+	if (v->stopped)
+		v->frozen[index] = value;
+	else
+		v->offset[index] = value - perf_count(enc, index);
+}
+
+const struct kpmc_backend kpmc_perf_backend = {
+	.name = "perf",
+	.probe = perf_probe,
+	.claim = perf_claim,
+	.unclaim = perf_unclaim,
+	.encode = perf_encode,
+	.release = perf_release,
+	.load = perf_load,
+	.start = perf_start,
+	.stop = perf_stop,
+	.read = perf_read,
+	.write = perf_write,
+};

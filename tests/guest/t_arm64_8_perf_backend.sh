@@ -1,0 +1,29 @@
+# arm64: the generic perf backend against the direct PMUv3 backend, same boot.
+# Raw perf event 0x08 is INST_RETIRED: both must count the same user-mode
+# instructions of the same program (perf's per-CPU event keeps counting
+# across switches; kpmc attributes the deltas while the thread runs).
+r=""
+load
+kpmc -A -c pmc1=0x8 -- "$BIN/loop" 3000000 >$OUT/direct.txt 2>&1 || r="direct run failed;"
+d=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $4; exit }' $OUT/direct.txt)
+rmmod kpmc
+load backend=perf
+grep -q '^backend: perf' /proc/kpmc/info || r="$r backend=perf not chosen;"
+kpmc -A -c pmc1=0x400000008 -- "$BIN/loop" 3000000 >$OUT/viaperf.txt 2>&1 || r="$r perf-backend run failed: $(tail -n 2 $OUT/viaperf.txt);"
+p=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $4; exit }' $OUT/viaperf.txt)
+echo "perf backend: direct $d, via perf $p"
+[ -n "$d" ] && [ -n "$p" ] && [ $((p - d)) -le 1000 ] && [ $((d - p)) -le 1000 ] ||
+	r="$r direct '$d' and perf backend '$p' differ by more than 1000;"
+verdict arm64_perf_backend_matches_direct "$r"
+
+# Coexistence is perf's own: a perf user keeps counting while kpmc runs.
+r=""
+"$BIN/perfhold" 2 >$OUT/hold.txt 2>&1 &
+hp=$!
+sleep 0.2
+kpmc -A -c pmc1=0x400000008,pmc2=0x400000011 -- "$BIN/loop" 100000000 >$OUT/viaperf2.txt 2>&1 || r="kpmc failed: $(tail -n 2 $OUT/viaperf2.txt);"
+wait $hp
+running=$(sed -n 's/.*running=\([0-9]*\).*/\1/p' $OUT/hold.txt)
+[ -n "$running" ] && [ "$running" -gt 0 ] || r="$r perfhold was not counting: $(cat $OUT/hold.txt);"
+verdict arm64_perf_backend_coexists "$r"
+rmmod kpmc
