@@ -96,6 +96,78 @@ static int parse_flag(const char *val, size_t vlen, bool *out)
 	return -EINVAL;
 }
 
+static const struct {
+	const char *word;
+	u32 bit;
+	u64 max;
+} kpmc_modifiers[] = {
+	{ "umask", KPMC_MOD_UMASK, 0xff },
+	{ "cmask", KPMC_MOD_CMASK, 0xff },
+	{ "edge", KPMC_MOD_EDGE, 1 },
+	{ "inv", KPMC_MOD_INV, 1 },
+	{ "any", KPMC_MOD_ANY, 1 },
+};
+
+/*
+ * umaskN=, cmaskN=, edgeN=, invN=, anyN=: 0 taken, 1 not a modifier token,
+ * -EINVAL with the reason.
+ */
+static int parse_modifier(const char *tok, size_t len, size_t klen, const char *val,
+			  size_t vlen, const char *eq, const struct kpmc_pmu_desc *pmu,
+			  struct kpmc_config *c, char *err, size_t errlen)
+{
+	char why[KPMC_ERR_MAX];
+	unsigned int m, idx;
+	size_t used;
+	u64 v;
+	int r;
+
+	for (m = 0; m < sizeof(kpmc_modifiers) / sizeof(kpmc_modifiers[0]); m++) {
+		struct kpmc_counter_req *req;
+
+		r = parse_indexed(tok, klen, kpmc_modifiers[m].word, &idx, &used);
+		if (r < 0)
+			return fail(err, errlen, tok, len, "counter index too large");
+		if (r == 0 || used != klen)
+			continue;
+		if (!(pmu->modifiers & kpmc_modifiers[m].bit)) {
+			snprintf(why, sizeof(why), "this PMU has no %s modifier",
+				 kpmc_modifiers[m].word);
+			return fail(err, errlen, tok, len, why);
+		}
+		if (idx >= pmu->nr_counters || idx >= KPMC_MAX_COUNTERS)
+			return fail(err, errlen, tok, len, "counter out of range");
+		if (!eq || kpmc_parse_u64(val, vlen, &v) || v > kpmc_modifiers[m].max) {
+			snprintf(why, sizeof(why), "%s wants a number from 0 to %llu",
+				 kpmc_modifiers[m].word,
+				 (unsigned long long)kpmc_modifiers[m].max);
+			return fail(err, errlen, tok, len, why);
+		}
+		req = &c->ctr[idx];
+		if (req->mods & kpmc_modifiers[m].bit)
+			return fail(err, errlen, tok, len, "given twice");
+		req->mods |= kpmc_modifiers[m].bit;
+		switch (kpmc_modifiers[m].bit) {
+		case KPMC_MOD_UMASK:
+			req->umask = (u8)v;
+			break;
+		case KPMC_MOD_CMASK:
+			req->cmask = (u8)v;
+			break;
+		case KPMC_MOD_EDGE:
+			req->edge = v;
+			break;
+		case KPMC_MOD_INV:
+			req->inv = v;
+			break;
+		default:
+			req->any = v;
+		}
+		return 0;
+	}
+	return 1;
+}
+
 static int parse_token(const char *tok, size_t len,
 		       const struct kpmc_pmu_desc *pmu, struct kpmc_config *c,
 		       u32 *usr_set, u32 *os_set, u32 *seen,
@@ -227,6 +299,10 @@ static int parse_token(const char *tok, size_t len,
 	if (r < 0)
 		return fail(err, errlen, tok, len, "counter index too large");
 
+	r = parse_modifier(tok, len, klen, val, vlen, eq, pmu, c, err, errlen);
+	if (r <= 0)
+		return r;
+
 	r = parse_indexed(tok, klen, "usr", &idx, &used);
 	if (r == 0)
 		r = parse_indexed(tok, klen, "os", &idx, &used);
@@ -301,8 +377,21 @@ int kpmc_config_parse(const char *buf, size_t len,
 			snprintf(why, sizeof(why), "mode flag for pmc%u, which is not configured", n);
 			return fail(err, errlen, buf, len, why);
 		}
+		if (c.ctr[n].mods && !configured) {
+			char why[64];
+
+			snprintf(why, sizeof(why), "modifier for pmc%u, which is not configured", n);
+			return fail(err, errlen, buf, len, why);
+		}
 		if (!configured)
 			continue;
+		if (n < pmu->nr_fixed && (c.ctr[n].mods & ~KPMC_MOD_ANY)) {
+			char why[80];
+
+			snprintf(why, sizeof(why),
+				 "pmc%u is a fixed counter: no umask, cmask, edge or inv", n);
+			return fail(err, errlen, buf, len, why);
+		}
 		if (!(usr_set & (1u << n)))
 			c.ctr[n].usr = true;
 		if (!(os_set & (1u << n)))
@@ -312,6 +401,19 @@ int kpmc_config_parse(const char *buf, size_t len,
 
 			snprintf(why, sizeof(why), "pmc%u would count in no mode (usr%u=0 and os%u=0)", n, n, n);
 			return fail(err, errlen, buf, len, why);
+		}
+		if (pmu->check_request) {
+			char why[KPMC_ERR_MAX];
+
+			why[0] = '\0';
+			r = pmu->check_request(pmu, n, &c.ctr[n], why, sizeof(why));
+			if (r) {
+				char tok[16];
+
+				snprintf(tok, sizeof(tok), "pmc%u", n);
+				fail(err, errlen, tok, strlen(tok), why);
+				return r;
+			}
 		}
 	}
 	if (c.ebs_period) {
@@ -364,6 +466,21 @@ int kpmc_config_format(const struct kpmc_config *cfg, char *out, size_t len)
 			     n, (unsigned long long)cfg->ctr[n].event,
 			     n, cfg->ctr[n].usr, n, cfg->ctr[n].os);
 		used += w;
+		if (cfg->ctr[n].mods & KPMC_MOD_UMASK)
+			used += snprintf(out + used, len > used ? len - used : 0, ",umask%u=0x%x",
+					 n, cfg->ctr[n].umask);
+		if (cfg->ctr[n].mods & KPMC_MOD_CMASK)
+			used += snprintf(out + used, len > used ? len - used : 0, ",cmask%u=%u",
+					 n, cfg->ctr[n].cmask);
+		if (cfg->ctr[n].mods & KPMC_MOD_EDGE)
+			used += snprintf(out + used, len > used ? len - used : 0, ",edge%u=%d",
+					 n, cfg->ctr[n].edge);
+		if (cfg->ctr[n].mods & KPMC_MOD_INV)
+			used += snprintf(out + used, len > used ? len - used : 0, ",inv%u=%d",
+					 n, cfg->ctr[n].inv);
+		if (cfg->ctr[n].mods & KPMC_MOD_ANY)
+			used += snprintf(out + used, len > used ? len - used : 0, ",any%u=%d",
+					 n, cfg->ctr[n].any);
 	}
 	if (cfg->tbs_ms) {
 		w = snprintf(out + used, len > used ? len - used : 0,

@@ -159,15 +159,21 @@ static int parse_indexed(const char *tok, const char *word, unsigned int *idx,
 static int format_set_mappings(char *set, char *out, size_t len, size_t *used,
 			       unsigned int expid, int nsets, struct kpmc_columns *cols)
 {
-	unsigned long long event[KPMC_MAX_COUNTERS] = { 0 };
+	unsigned long long event[KPMC_MAX_COUNTERS] = { 0 }, umask[KPMC_MAX_COUNTERS];
 	int usr[KPMC_MAX_COUNTERS] = { 0 }, os[KPMC_MAX_COUNTERS] = { 0 };
 	unsigned long long v, ebs_period = 0, rnd = 0, seed = 0, mux = 0, muxs = 0;
 	unsigned int ebs_slot = 0, i;
 	char *tok, *save = NULL;
 	uint32_t mask = 0;
 
+	memset(umask, 0xff, sizeof(umask));
 	for (tok = strtok_r(set, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!parse_indexed(tok, "pmc", &i, &v)) {
+		if (!parse_indexed(tok, "umask", &i, &v)) {
+			umask[i] = v;
+		} else if (!parse_indexed(tok, "cmask", &i, &v) || !parse_indexed(tok, "edge", &i, &v) ||
+			   !parse_indexed(tok, "inv", &i, &v) || !parse_indexed(tok, "any", &i, &v)) {
+			continue;	/* in the normalized string; the mapping shows event and umask */
+		} else if (!parse_indexed(tok, "pmc", &i, &v)) {
 			mask |= 1u << i;
 			event[i] = v;
 		} else if (!parse_indexed(tok, "usr", &i, &v) && v <= 1) {
@@ -199,11 +205,15 @@ static int format_set_mappings(char *set, char *out, size_t len, size_t *used,
 			put(out, len, used, "%llu samples", muxs);
 		put(out, len, used, " a turn):\n");
 	}
-	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
-		if (mask & (1u << i))
-			put(out, len, used, "pmc%u=0x%llx (%s)\n", i, event[i],
-			    usr[i] && os[i] ? "user+kernel" : usr[i] ? "user" :
-			    os[i] ? "kernel" : "no mode");
+	for (i = 0; i < KPMC_MAX_COUNTERS; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		put(out, len, used, "pmc%u=0x%llx", i, event[i]);
+		if (umask[i] <= 0xff)
+			put(out, len, used, " umask=0x%llx", umask[i]);
+		put(out, len, used, " (%s)\n", usr[i] && os[i] ? "user+kernel" : usr[i] ? "user" :
+		    os[i] ? "kernel" : "no mode");
+	}
 	if (ebs_period && rnd)
 		put(out, len, used,
 		    "sampling: pmc%u every %llu +/- %llu events (seed %llu; each record's period is shown)\n",

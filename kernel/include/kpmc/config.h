@@ -24,6 +24,8 @@
  */
 #define KPMC_EBS_MIN_PERIOD	10000u
 
+struct kpmc_counter_req;
+
 /* What the parser must know of the PMU; filled by the backend's probe. */
 struct kpmc_pmu_desc {
 	char model[64];
@@ -38,13 +40,29 @@ struct kpmc_pmu_desc {
 	 */
 	int (*check_event)(const struct kpmc_pmu_desc *pmu, unsigned int slot,
 			   u64 event, char *why, size_t len);
+	/* Event modifiers the PMU has (x86: umaskN, cmaskN, edgeN, invN, anyN). */
+	u32 modifiers;
+	/* Optional: check a whole counter request (event + modifiers) on slot. */
+	int (*check_request)(const struct kpmc_pmu_desc *pmu, unsigned int slot,
+			     const struct kpmc_counter_req *req, char *why, size_t len);
 	const void *priv;
 };
+
+/* Event modifier tokens, as bits of kpmc_pmu_desc.modifiers / kpmc_counter_req.mods. */
+#define KPMC_MOD_UMASK	1u
+#define KPMC_MOD_CMASK	2u
+#define KPMC_MOD_EDGE	4u
+#define KPMC_MOD_INV	8u
+#define KPMC_MOD_ANY	16u
 
 struct kpmc_counter_req {
 	u64 event;
 	bool usr;
 	bool os;
+	u32 mods;		/* modifiers given */
+	u8 umask;
+	u8 cmask;
+	bool edge, inv, any;
 };
 
 struct kpmc_config {
