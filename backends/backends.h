@@ -6,6 +6,8 @@
 #include "kpmc/backend.h"
 
 extern const struct kpmc_backend kpmc_arm64_pmuv3_backend;
+extern const struct kpmc_backend kpmc_intel_backend;
+extern const struct kpmc_backend kpmc_amd_backend;
 extern const struct kpmc_backend kpmc_perf_backend;
 
 #endif /* KPMC_BACKENDS_H */

@@ -9,6 +9,10 @@ const struct kpmc_backend *const kpmc_backend_table[] = {
 #ifdef CONFIG_ARM64
 	&kpmc_arm64_pmuv3_backend,
 #endif
+#ifdef CONFIG_X86
+	&kpmc_intel_backend,
+	&kpmc_amd_backend,
+#endif
 	/* Last: the fallback when no direct backend fits. */
 	&kpmc_perf_backend,
 	NULL,

@@ -26,9 +26,10 @@ arm64)
 x86_64)
 	read -r _ _ root < <("$top/scripts/fetch-kernels.sh" amd64)
 	kernel=$(ls "$root"/boot/vmlinuz-*)
-	cmd=(qemu-system-x86_64 -accel tcg -m 512 -smp "$smp"
+	# An Intel CPU model: CPUID says GenuineIntel, and leaf 0AH (no vPMU under TCG) says version 0.
+	cmd=(qemu-system-x86_64 -accel tcg -cpu Skylake-Client -m 512 -smp "$smp"
 		-kernel "$kernel" -initrd "$initrd"
-		-append "console=ttyS0 quiet panic=-1 oops=panic kpmc.mode=$mode $extra"
+		-append "console=ttyS0 quiet panic=-1 oops=panic mitigations=off kpmc.mode=$mode $extra"
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04)
 	;;
 *) echo "boot-guest: unknown arch $arch" >&2; exit 2 ;;

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The machine side of the x86 backends (x86_hw.h): MSRs and CPUID, counter
+ * reservation shared with perf and the NMI watchdog, and the PMI.
+ *
+ * Sharing policy: the kernel's x86 perf driver reserves every general
+ * counter through reserve_perfctr_nmi()/reserve_evntsel_nmi() while it has
+ * any hardware event (the NMI watchdog is one), and its event creation fails
+ * while another owner holds them. kpmc takes the same reservations while it
+ * holds the PMU, so the two never share counters: whoever comes second gets
+ * -EBUSY, with the reason spelled out.
+ *
+ * The PMI is an NMI: kpmc's handler only takes its overflow bits there and
+ * defers the sample to an irq_work on the same CPU, where the core may take
+ * its locks.
+ */
+#include <linux/kernel.h>
+#include <linux/irq_work.h>
+#include <linux/percpu.h>
+#include <linux/smp.h>
+#include <asm/msr.h>
+#include <asm/processor.h>
+#include <asm/nmi.h>
+
+#include "x86_hw.h"
+
+u64 kpmc_x86_rdmsr(u32 msr)
+{
+	u64 v;
+
+	rdmsrl(msr, v);
+	return v;
+}
+
+void kpmc_x86_wrmsr(u32 msr, u64 value)
+{
+	wrmsrl(msr, value);
+}
+
+void kpmc_x86_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
+{
+	cpuid_count(leaf, subleaf, &regs[0], &regs[1], &regs[2], &regs[3]);
+}
+
+void kpmc_x86_unreserve(unsigned int n, u32 ctl_base, u32 ctr_base, u32 stride)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		release_evntsel_nmi(ctl_base + i * stride);
+		release_perfctr_nmi(ctr_base + i * stride);
+	}
+}
+
+int kpmc_x86_reserve(unsigned int n, u32 ctl_base, u32 ctr_base, u32 stride,
+		     char *why, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!reserve_perfctr_nmi(ctr_base + i * stride))
+			goto busy;
+		if (!reserve_evntsel_nmi(ctl_base + i * stride)) {
+			release_perfctr_nmi(ctr_base + i * stride);
+			goto busy;
+		}
+	}
+	return 0;
+busy:
+	kpmc_x86_unreserve(i, ctl_base, ctr_base, stride);
+	snprintf(why, len,
+		 "counter %u is reserved by the kernel's perf or the NMI watchdog (stop perf users; echo 0 > /proc/sys/kernel/nmi_watchdog)",
+		 i);
+	return -EBUSY;
+}
+
+static bool (*kpmc_x86_pmi_handler)(void);
+static DEFINE_PER_CPU(struct irq_work, kpmc_x86_overflow_work);
+
+static void overflow_work(struct irq_work *work)
+{
+	kpmc_pmu_overflow();
+}
+
+static int kpmc_x86_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	bool (*handler)(void) = READ_ONCE(kpmc_x86_pmi_handler);
+
+	if (!handler || !handler())
+		return NMI_DONE;
+	irq_work_queue(this_cpu_ptr(&kpmc_x86_overflow_work));
+	return NMI_HANDLED;
+}
+
+void kpmc_x86_pmi_attach(bool (*handler)(void))
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		init_irq_work(per_cpu_ptr(&kpmc_x86_overflow_work, cpu), overflow_work);
+	WRITE_ONCE(kpmc_x86_pmi_handler, handler);
+	register_nmi_handler(NMI_LOCAL, kpmc_x86_nmi, 0, "kpmc");
+}
+
+void kpmc_x86_pmi_detach(void)
+{
+	int cpu;
+
+	unregister_nmi_handler(NMI_LOCAL, "kpmc");
+	WRITE_ONCE(kpmc_x86_pmi_handler, NULL);
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&kpmc_x86_overflow_work, cpu));
+}
+
+void kpmc_x86_on_each_cpu(void (*fn)(void *info), void *info)
+{
+	on_each_cpu(fn, info, 1);
+}
