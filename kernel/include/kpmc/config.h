@@ -28,7 +28,7 @@ struct kpmc_counter_req;
 
 /* What the parser must know of the PMU; filled by the backend's probe. */
 struct kpmc_pmu_desc {
-	char model[64];
+	char model[128];
 	unsigned int nr_fixed;		/* pmc0 .. pmc(nr_fixed-1) are fixed */
 	unsigned int nr_counters;	/* fixed + general */
 	u8 width[KPMC_MAX_COUNTERS];	/* bits per counter */

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Intel and AMD backends, unchanged, against the MSR model: detection,
+ * the exact MSR values each configuration writes, counting across simulated
+ * context switches and wrap-around, event-based sampling overflow at exactly
+ * the period, and the configurations they must refuse.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "msr_model.h"
+#include "kpmc/counter.h"
+#include "kpmc/sampling.h"
+
+extern const struct kpmc_backend kpmc_intel_backend;
+extern const struct kpmc_backend kpmc_amd_backend;
+
+static struct kpmc_pmu_desc desc;
+static const struct kpmc_backend *be;
+static char why[KPMC_ERR_MAX];
+
+static int use(enum model_kind kind, const struct kpmc_backend *b)
+{
+	model_init(kind);
+	memset(&desc, 0, sizeof(desc));
+	be = b;
+	why[0] = '\0';
+	return b->probe(&desc, why, sizeof(why));
+}
+
+/* Parse and encode s for the probed PMU; 0 or the error, reason in why. */
+static int configure(const char *s, struct kpmc_hw_config *hw)
+{
+	struct kpmc_config c;
+	int r = kpmc_config_parse(s, strlen(s), &desc, &c, why, sizeof(why));
+
+	return r ? r : be->encode(&c, hw, why, sizeof(why));
+}
+
+static void load_zero(const struct kpmc_hw_config *hw)
+{
+	u64 start[KPMC_MAX_COUNTERS] = { 0 };
+
+	be->load(hw, start);
+}
+
+static void test_detection(void **state)
+{
+	(void)state;
+	assert_int_equal(use(MODEL_SKYLAKE, &kpmc_intel_backend), 0);
+	assert_string_equal(desc.model,
+			    "Intel arch perfmon v4: 8 general x 48 bits, 3 fixed x 48 bits, full-width writes");
+	assert_int_equal(desc.nr_fixed, 3);
+	assert_int_equal(desc.nr_counters, 11);
+	assert_int_equal(desc.width[0], 48);
+	assert_int_equal(desc.width[10], 48);
+
+	assert_int_equal(use(MODEL_INTEL_V1, &kpmc_intel_backend), 0);
+	assert_int_equal(desc.nr_fixed, 0);
+	assert_int_equal(desc.nr_counters, 2);
+	assert_int_equal(desc.width[0], 40);
+
+	assert_int_equal(use(MODEL_INTEL_NOPMU, &kpmc_intel_backend), -ENODEV);
+	assert_string_equal(why,
+			    "no architectural PMU: CPUID.0AH reports version 0 (running under a hypervisor without vPMU?)");
+	assert_int_equal(use(MODEL_INTEL_NOPMU, &kpmc_amd_backend), -ENODEV);
+	assert_string_equal(why, "not an AMD CPU");
+
+	assert_int_equal(use(MODEL_ZEN4, &kpmc_amd_backend), 0);
+	assert_string_equal(desc.model,
+			    "AMD family 19h: 6 counters x 48 bits (core extension MSRs), PerfMonV2");
+	assert_int_equal(desc.nr_fixed, 0);
+	assert_int_equal(desc.nr_counters, 6);
+	assert_int_equal(use(MODEL_ZEN1, &kpmc_amd_backend), 0);
+	assert_string_equal(desc.model, "AMD family 17h: 6 counters x 48 bits (core extension MSRs)");
+	assert_int_equal(use(MODEL_AMD_LEGACY, &kpmc_amd_backend), 0);
+	assert_int_equal(desc.nr_counters, 4);
+	assert_int_equal(use(MODEL_ZEN4, &kpmc_intel_backend), -ENODEV);
+	assert_string_equal(why, "not an Intel CPU");
+}
+
+struct msr_case {
+	const char *config;
+	u64 sel[8];		/* IA32_PERFEVTSELx / PERF_CTLx after load */
+	u64 fixed_ctrl;
+	u64 global_ctrl;
+};
+
+static const struct msr_case intel_cases[] = {
+	{ "pmc0", { 0 }, 0x2, 1ULL << 32 },
+	{ "pmc0,os0=1", { 0 }, 0x3, 1ULL << 32 },
+	{ "pmc0,usr0=0,os0=1", { 0 }, 0x1, 1ULL << 32 },
+	{ "pmc1", { 0 }, 0x20, 1ULL << 33 },
+	{ "pmc2,usr2=0,os2=1", { 0 }, 0x100, 1ULL << 34 },
+	{ "pmc0,pmc1,pmc2", { 0 }, 0x222, 7ULL << 32 },
+	{ "pmc0,any0=1", { 0 }, 0x6, 1ULL << 32 },
+	{ "pmc0,ebs0=1000000", { 0 }, 0xa, 1ULL << 32 },
+	{ "pmc3=0x2e,umask3=0x41,os3=1", { 0x43412e }, 0, 1 },
+	{ "pmc3=0x412e,os3=1", { 0x43412e }, 0, 1 },
+	{ "pmc3=0xc4", { 0x4100c4 }, 0, 1 },
+	{ "pmc4=0xc5,usr4=0,os4=1", { 0, 0x4200c5 }, 0, 2 },
+	{ "pmc10=0x3c", { 0, 0, 0, 0, 0, 0, 0, 0x41003c }, 0, 0x80 },
+	{ "pmc3=0xa3,umask3=0x14,cmask3=20", { 0x144114a3 }, 0, 1 },
+	{ "pmc3=0xc2,umask3=0x02,inv3=1,cmask3=1", { 0x1c102c2 }, 0, 1 },
+	{ "pmc3=0xc2,umask3=0x02,edge3=1,cmask3=1", { 0x14502c2 }, 0, 1 },
+	{ "pmc3=0x3c,any3=1", { 0x61003c }, 0, 1 },
+	{ "pmc3=0x3c,ebs3=100000", { 0x51003c }, 0, 1 },
+	{ "pmc1,pmc3=0x2e,umask3=0x4f,pmc4=0x2e,umask4=0x41", { 0x414f2e, 0x41412e }, 0x20,
+	  (1ULL << 33) | 3 },
+	{ "pmc3=0xd1,umask3=0x20,usr3=1,os3=1", { 0x4320d1 }, 0, 1 },
+	{ "pmc3=0x0e,umask3=0x01,cmask3=1,inv3=1,edge3=1", { 0x1c5010e }, 0, 1 },
+	{ "pmc0,pmc1,pmc3=0xc0,pmc4=0x3c,pmc5=0x2e,umask5=0x4f", { 0x4100c0, 0x41003c, 0x414f2e },
+	  0x22, (3ULL << 32) | 7 },
+};
+
+static const struct msr_case amd_cases[] = {
+	{ "pmc0=0x76", { 0x410076 }, 0, 1 },
+	{ "pmc0=0xc0,os0=1", { 0x4300c0 }, 0, 1 },
+	{ "pmc0=0xc0,usr0=0,os0=1", { 0x4200c0 }, 0, 1 },
+	{ "pmc1=0x1c0", { 0, 0x1004100c0 }, 0, 2 },
+	{ "pmc0=0xfff", { 0xf004100ff }, 0, 1 },
+	{ "pmc2=0x43,umask2=0x3f", { 0, 0, 0x413f43 }, 0, 4 },
+	{ "pmc3=0x60,umask3=0xff,cmask3=4", { 0, 0, 0, 0x441ff60 }, 0, 8 },
+	{ "pmc0=0xc2,edge0=1", { 0x4500c2 }, 0, 1 },
+	{ "pmc0=0xc2,inv0=1,cmask0=1", { 0x1c100c2 }, 0, 1 },
+	{ "pmc5=0xc2,usr5=0,os5=1", { 0, 0, 0, 0, 0, 0x4200c2 }, 0, 0x20 },
+	{ "pmc0=0x76,ebs0=100000", { 0x510076 }, 0, 1 },
+	{ "pmc4=0xc0,ebs4=1000000,os4=1", { 0, 0, 0, 0, 0x5300c0 }, 0, 0x10 },
+	{ "pmc0=0x29,umask0=0x07", { 0x410729 }, 0, 1 },
+	{ "pmc1=0x64,umask1=0x09", { 0, 0x410964 }, 0, 2 },
+	{ "pmc0=0x76,pmc1=0xc0", { 0x410076, 0x4100c0 }, 0, 3 },
+	{ "pmc0=0x76,pmc1=0xc0,pmc2=0xc2,pmc3=0xc3,pmc4=0x29,umask4=0x07,pmc5=0x64,umask5=0x09",
+	  { 0x410076, 0x4100c0, 0x4100c2, 0x4100c3, 0x410729, 0x410964 }, 0, 0x3f },
+	{ "pmc0=0x4a9,umask0=0x08", { 0x4004108a9 }, 0, 1 },
+	{ "pmc2=0x1cf,umask2=0x7f,usr2=1,os2=1", { 0, 0, 0x100437fcf }, 0, 4 },
+	{ "pmc0=0x03,cmask0=255", { 0xff410003 }, 0, 1 },
+	{ "pmc1=0xc1,edge1=1,inv1=1,cmask1=2", { 0, 0x2c500c1 }, 0, 2 },
+	{ "pmc3=0x87,umask3=0x01", { 0, 0, 0, 0x410187 }, 0, 8 },
+};
+
+static void check_cases(enum model_kind kind, const struct kpmc_backend *b,
+			const struct msr_case *cases, size_t n)
+{
+	struct kpmc_hw_config hw;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		assert_int_equal(use(kind, b), 0);
+		assert_int_equal(be->claim(0xffff, why, sizeof(why)), 0);
+		if (configure(cases[i].config, &hw))
+			fail_msg("'%s' refused: %s", cases[i].config, why);
+		load_zero(&hw);
+		for (j = 0; j < m.nr_gp && j < 8; j++)
+			if (m.sel[j] != cases[i].sel[j])
+				fail_msg("'%s': select %zu is 0x%llx, expected 0x%llx", cases[i].config, j,
+					 (unsigned long long)m.sel[j],
+					 (unsigned long long)cases[i].sel[j]);
+		if (m.fixed_ctrl != cases[i].fixed_ctrl)
+			fail_msg("'%s': FIXED_CTR_CTRL 0x%llx, expected 0x%llx", cases[i].config,
+				 (unsigned long long)m.fixed_ctrl,
+				 (unsigned long long)cases[i].fixed_ctrl);
+		if (m.global_ctrl != cases[i].global_ctrl)
+			fail_msg("'%s': global control 0x%llx, expected 0x%llx", cases[i].config,
+				 (unsigned long long)m.global_ctrl,
+				 (unsigned long long)cases[i].global_ctrl);
+		be->stop(&hw);
+		assert_true(m.global_ctrl == 0);
+		be->unclaim(0xffff);
+	}
+}
+
+static void test_intel_msr_values(void **state)
+{
+	(void)state;
+	assert_true(sizeof(intel_cases) / sizeof(intel_cases[0]) >= 20);
+	check_cases(MODEL_SKYLAKE, &kpmc_intel_backend, intel_cases,
+		    sizeof(intel_cases) / sizeof(intel_cases[0]));
+}
+
+static void test_amd_msr_values(void **state)
+{
+	(void)state;
+	assert_true(sizeof(amd_cases) / sizeof(amd_cases[0]) >= 20);
+	check_cases(MODEL_ZEN4, &kpmc_amd_backend, amd_cases,
+		    sizeof(amd_cases) / sizeof(amd_cases[0]));
+}
+
+/* Two threads with different configurations take turns on one CPU. */
+static void test_intel_context_switches(void **state)
+{
+	struct kpmc_hw_config a, b;
+	u64 raw[KPMC_MAX_COUNTERS], saved[KPMC_MAX_COUNTERS];
+
+	(void)state;
+	assert_int_equal(use(MODEL_SKYLAKE, &kpmc_intel_backend), 0);
+	assert_int_equal(be->claim(0x7ff, why, sizeof(why)), 0);
+	assert_int_equal(configure("pmc0,pmc3=0x2e,umask3=0x41", &a), 0);
+	assert_int_equal(configure("pmc3=0xc4", &b), 0);
+
+	load_zero(&a);
+	model_inject(0xc0, 0, true, 100);
+	model_inject(0x2e, 0x41, true, 7);
+	model_inject(0x2e, 0x41, false, 5);	/* kernel mode: not counted */
+	be->read(&a, raw);
+	assert_true(raw[0] == 100 && raw[1] == 7);
+	memcpy(saved, raw, sizeof(saved));
+	be->stop(&a);
+	model_inject(0xc0, 0, true, 1000);	/* stopped: nobody counts */
+
+	load_zero(&b);
+	model_inject(0xc0, 0, true, 100);	/* b does not count the fixed counter */
+	model_inject(0xc4, 0, true, 50);
+	model_inject(0x2e, 0x41, true, 3);	/* counter 0 now counts 0xc4 */
+	be->read(&b, raw);
+	assert_true(raw[0] == 50);
+	be->stop(&b);
+
+	be->load(&a, saved);
+	model_inject(0xc0, 0, true, 1);
+	model_inject(0x2e, 0x41, true, 2);
+	be->read(&a, raw);
+	assert_true(raw[0] == 101 && raw[1] == 9);
+	be->unclaim(0x7ff);
+}
+
+/* Counting continues across the counter width; the core's delta is exact. */
+static void test_wrap(void **state)
+{
+	const enum model_kind kinds[] = { MODEL_SKYLAKE, MODEL_INTEL_LEGACY_WRITES, MODEL_ZEN4,
+					  MODEL_AMD_LEGACY };
+	struct kpmc_hw_config hw;
+	u64 start[KPMC_MAX_COUNTERS], raw[KPMC_MAX_COUNTERS];
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		bool intel = kinds[k] != MODEL_ZEN4 && kinds[k] != MODEL_AMD_LEGACY;
+
+		assert_int_equal(use(kinds[k], intel ? &kpmc_intel_backend : &kpmc_amd_backend), 0);
+		assert_int_equal(be->claim(0xff, why, sizeof(why)), 0);
+		assert_int_equal(configure(intel ? "pmc0,pmc3=0xc0" : "pmc0=0xc0", &hw), 0);
+		start[0] = hw.width_mask[0] - 9;
+		start[1] = hw.width_mask[1] - 9;
+		be->load(&hw, start);
+		model_inject(0xc0, 0, true, 25);
+		be->read(&hw, raw);
+		assert_true(raw[0] == 15);
+		assert_true(kpmc_counter_delta(raw[0], start[0], hw.width_mask[0]) == 25);
+		if (intel) {
+			assert_true(raw[1] == 15);
+			/* Overflow status set, no PMI: no INT bit. */
+			assert_true(m.global_status == ((1ULL << 32) | 1));
+			assert_int_equal(m.pmis, 0);
+		}
+		be->unclaim(0xff);
+	}
+}
+
+/* EBS: the PMI comes at exactly the period, and the overflow is acknowledged. */
+static void test_ebs_overflow_exact(void **state)
+{
+	static const struct {
+		enum model_kind kind;
+		const char *config;
+		unsigned int event;
+	} cases[] = {
+		{ MODEL_SKYLAKE, "pmc3=0xc0,ebs3=10000", 0xc0 },
+		{ MODEL_SKYLAKE, "pmc0,ebs0=123457", 0xc0 },
+		{ MODEL_INTEL_LEGACY_WRITES, "pmc4=0x3c,ebs4=100000", 0x3c },
+		{ MODEL_ZEN4, "pmc2=0x76,ebs2=10000", 0x76 },
+		{ MODEL_ZEN1, "pmc5=0xc0,ebs5=50000", 0xc0 },
+	};
+	struct kpmc_hw_config hw;
+	u64 start[KPMC_MAX_COUNTERS] = { 0 }, raw[KPMC_MAX_COUNTERS];
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		bool intel = cases[k].kind != MODEL_ZEN4 && cases[k].kind != MODEL_ZEN1;
+		struct kpmc_config c;
+		u64 p;
+
+		assert_int_equal(use(cases[k].kind, intel ? &kpmc_intel_backend : &kpmc_amd_backend), 0);
+		assert_int_equal(be->claim(0xfff, why, sizeof(why)), 0);
+		assert_int_equal(kpmc_config_parse(cases[k].config, strlen(cases[k].config), &desc,
+						   &c, why, sizeof(why)), 0);
+		assert_int_equal(be->encode(&c, &hw, why, sizeof(why)), 0);
+		assert_true(hw.sampling);
+		p = c.ebs_period;
+		start[hw.sampling_index] = kpmc_overflow_start(p, hw.width_mask[hw.sampling_index]);
+		be->load(&hw, start);
+		model_inject(cases[k].event, 0, true, p - 1);
+		if (m.pmis)
+			fail_msg("'%s': PMI after %llu events", cases[k].config,
+				 (unsigned long long)(p - 1));
+		model_inject(cases[k].event, 0, true, 1);
+		assert_int_equal(m.pmis, 1);
+		assert_int_equal(m.overflows, 1);
+		assert_true(m.global_status == 0);	/* acknowledged by the handler */
+		be->read(&hw, raw);
+		assert_true(raw[hw.sampling_index] == 0);
+		/* Re-armed by the core: the next period is exact too. */
+		be->write(&hw, hw.sampling_index,
+			  kpmc_overflow_start(p, hw.width_mask[hw.sampling_index]));
+		model_inject(cases[k].event, 0, true, p);
+		assert_int_equal(m.overflows, 2);
+		be->unclaim(0xfff);
+	}
+}
+
+static void expect_refused(const char *config, const char *reason)
+{
+	struct kpmc_hw_config hw;
+
+	if (!configure(config, &hw))
+		fail_msg("'%s' accepted", config);
+	if (!strstr(why, reason))
+		fail_msg("'%s': reason '%s' lacks '%s'", config, why, reason);
+}
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	assert_int_equal(use(MODEL_SKYLAKE, &kpmc_intel_backend), 0);
+	expect_refused("pmc11=0x3c", "counter out of range (this PMU has pmc0-pmc10)");
+	expect_refused("pmc0=0x3c", "pmc0 is the fixed instructions counter");
+	expect_refused("pmc1=0xc0", "pmc1 is the fixed cycles counter");
+	expect_refused("pmc0,umask0=1", "pmc0 is a fixed counter: no umask");
+	expect_refused("pmc2,cmask2=1", "pmc2 is a fixed counter");
+	expect_refused("pmc3=0x412e,umask3=0x41", "umask given twice");
+	expect_refused("pmc3=0x10000", "Intel events are 0xEV or 0xUMEV");
+	expect_refused("pmc3=0x2e,umask3=0x100", "umask wants a number from 0 to 255");
+	expect_refused("pmc3=0xc0,ebs3=9999", "at least 10000");
+	assert_int_equal(use(MODEL_SKYLAKE, &kpmc_intel_backend), 0);
+	m.arch_unavailable = 1u << 4;
+	assert_int_equal(kpmc_intel_backend.probe(&desc, why, sizeof(why)), 0);
+	expect_refused("pmc3=0x2e,umask3=0x41", "LLC misses (0x2e/0x41) is not available");
+	expect_refused("pmc3=0x412e", "CPUID.0AH:EBX bit 4");
+
+	assert_int_equal(use(MODEL_INTEL_V5, &kpmc_intel_backend), 0);
+	expect_refused("pmc3=0x3c,any3=1", "AnyThread");
+	assert_int_equal(use(MODEL_INTEL_V1, &kpmc_intel_backend), 0);
+	expect_refused("pmc0=0xc0,ebs0=100000", "version 1 has no overflow status");
+	expect_refused("pmc2=0xc0", "counter out of range");
+
+	assert_int_equal(use(MODEL_ZEN4, &kpmc_amd_backend), 0);
+	expect_refused("pmc0=0x1000", "AMD events have 12 bits");
+	expect_refused("pmc0=0x76,any0=1", "this PMU has no any modifier");
+	expect_refused("pmc6=0x76", "counter out of range (this PMU has pmc0-pmc5)");
+	assert_int_equal(use(MODEL_AMD_LEGACY, &kpmc_amd_backend), 0);
+	expect_refused("pmc4=0x76", "counter out of range (this PMU has pmc0-pmc3)");
+}
+
+/* v1: no fixed counters and no global control MSRs (the model #GPs on them). */
+static void test_intel_v1(void **state)
+{
+	struct kpmc_hw_config hw;
+	u64 raw[KPMC_MAX_COUNTERS];
+
+	(void)state;
+	assert_int_equal(use(MODEL_INTEL_V1, &kpmc_intel_backend), 0);
+	assert_int_equal(be->claim(0x3, why, sizeof(why)), 0);
+	assert_int_equal(configure("pmc0=0xc0,pmc1=0x3c,os1=1", &hw), 0);
+	load_zero(&hw);
+	assert_true(m.sel[0] == 0x4100c0 && m.sel[1] == 0x43003c);
+	model_inject(0xc0, 0, true, 10);
+	model_inject(0x3c, 0, false, 4);
+	be->stop(&hw);
+	assert_true(!(m.sel[0] & X86_EVTSEL_EN));
+	model_inject(0xc0, 0, true, 10);
+	be->read(&hw, raw);
+	assert_true(raw[0] == 10 && raw[1] == 4);
+	be->start(&hw);
+	model_inject(0xc0, 0, true, 1);
+	be->read(&hw, raw);
+	assert_true(raw[0] == 11);
+	be->unclaim(0x3);
+}
+
+/* perf (or the NMI watchdog) holds the counters: kpmc says so and takes nothing. */
+static void test_perf_holds_pmu(void **state)
+{
+	(void)state;
+	assert_int_equal(use(MODEL_SKYLAKE, &kpmc_intel_backend), 0);
+	m.perf_holds_pmu = true;
+	assert_int_equal(be->claim(0x7ff, why, sizeof(why)), -EBUSY);
+	assert_non_null(strstr(why, "reserved by the kernel's perf or the NMI watchdog"));
+	assert_null(m.pmi);
+	assert_int_equal(m.writes, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_detection),
+		cmocka_unit_test(test_intel_msr_values),
+		cmocka_unit_test(test_amd_msr_values),
+		cmocka_unit_test(test_intel_context_switches),
+		cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_ebs_overflow_exact),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_intel_v1),
+		cmocka_unit_test(test_perf_holds_pmu),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
