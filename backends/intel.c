@@ -100,7 +100,7 @@ static int intel_check_request(const struct kpmc_pmu_desc *pmu, unsigned int slo
 		return -EINVAL;
 	}
 	split_event(req, &ev, &um);
-	for (i = 0; i < intel.arch_len && i < sizeof(intel_arch_events) / sizeof(intel_arch_events[0]); i++) {
+	for (i = 0; i < intel.arch_len && i < ARRAY_SIZE(intel_arch_events); i++) {
 		if (intel_arch_events[i].event != ev || intel_arch_events[i].umask != um)
 			continue;
 		if (intel.arch_unavailable & (1u << i)) {

@@ -122,7 +122,7 @@ static int parse_modifier(const char *tok, size_t len, size_t klen, const char *
 	u64 v;
 	int r;
 
-	for (m = 0; m < sizeof(kpmc_modifiers) / sizeof(kpmc_modifiers[0]); m++) {
+	for (m = 0; m < ARRAY_SIZE(kpmc_modifiers); m++) {
 		struct kpmc_counter_req *req;
 
 		r = parse_indexed(tok, klen, kpmc_modifiers[m].word, &idx, &used);

@@ -31,6 +31,15 @@ echo "yield: $(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { printf "%s ", $4 }' $OU
 [ "$n" -eq 2 ] || r="$r $n threads with 1000..1005 context switches, expected 2: $(cat $OUT/yield.txt);"
 verdict x86_perf_backend_software_events_per_thread "$r"
 
+# System-wide through the perf backend: the CPU's context switches while two
+# threads hand a byte back and forth 500 times (at least 2 per round).
+r=""
+kpmc -S -A -c "pmc0=0x100000003,os0=1" -- "$BIN/yield" 500 >$OUT/sysyield.txt 2>&1 || r="kpmc -S failed: $(tail -n 3 $OUT/sysyield.txt);"
+n=$(awk '$1 == "all" { print $4 }' $OUT/sysyield.txt)
+echo "system-wide via perf: ${n:-none} context switches"
+[ -n "$n" ] && [ "$n" -ge 1000 ] && [ "$n" -le 1300 ] || r="$r '$n' context switches on the CPU, expected 1000..1300;"
+verdict x86_perf_backend_system_wide "$r"
+
 # Unload/reload still clean after the failed attempts; backend=perf by name too.
 r=""
 rmmod kpmc || r="rmmod failed;"
