@@ -14,7 +14,7 @@ GUEST_ARCHES := arm64 x86_64
 USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2
 CROSS_arm64 := aarch64-linux-gnu-
 CROSS_x86_64 :=
-PROGS := loop runas perfhold wakeups ringloss spawnmany forktree yield
+PROGS := loop runas perfhold wakeups ringloss spawnmany forktree yield sleepyield
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
 	test demo module clean bench bench-smoke guest-arm64-smp

@@ -83,6 +83,9 @@ static int amd_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 	for (i = 0; i < amd.nr; i++)
 		desc->width[i] = AMD_WIDTH;
 	desc->check_event = amd_check_event;
+	desc->has_basic_events = true;
+	desc->event_instructions = 0xc0;	/* retired instructions */
+	desc->event_cycles = 0x76;		/* cycles not in halt */
 	desc->modifiers = KPMC_MOD_UMASK | KPMC_MOD_CMASK | KPMC_MOD_EDGE | KPMC_MOD_INV;
 	return 0;
 }

@@ -166,6 +166,9 @@ static int pmuv3_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 	for (i = 1; i < desc->nr_counters; i++)
 		desc->width[i] = 32;
 	desc->check_event = pmuv3_check_event;
+	desc->has_basic_events = true;
+	desc->event_instructions = 0x08;	/* INST_RETIRED */
+	desc->event_cycles = PMUV3_CPU_CYCLES;
 	return 0;
 }
 

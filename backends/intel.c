@@ -180,6 +180,9 @@ static int intel_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 		desc->fixed_name[2] = "ref-cycles";
 	}
 	desc->check_event = intel_check_event;
+	desc->has_basic_events = true;
+	desc->event_instructions = 0xc0;
+	desc->event_cycles = 0x3c;
 	desc->check_request = intel_check_request;
 	desc->modifiers = KPMC_MOD_UMASK | KPMC_MOD_CMASK | KPMC_MOD_EDGE | KPMC_MOD_INV |
 			  KPMC_MOD_ANY;

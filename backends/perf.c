@@ -102,6 +102,9 @@ static int perf_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 	for (i = 0; i < PERF_SLOTS; i++)
 		desc->width[i] = 64;
 	desc->check_event = perf_check_event;
+	desc->has_basic_events = true;
+	desc->event_instructions = PERF_COUNT_HW_INSTRUCTIONS;	/* type 0 (hardware) */
+	desc->event_cycles = PERF_COUNT_HW_CPU_CYCLES;
 	return 0;
 }
 

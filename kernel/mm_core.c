@@ -12,7 +12,25 @@
 
 static const struct kpmc_monitoring_module __rcu *kpmc_mm_current;
 static int kpmc_mm_current_index = -1;
+/* Bumped at every activation: a thread whose mm_epoch differs has stale scratch. */
+static unsigned int kpmc_mm_epoch = 1;
 static DEFINE_MUTEX(kpmc_mm_lock);
+
+static void thread_start_locked(const struct kpmc_monitoring_module *mm,
+				struct kpmc_thread *t, unsigned int epoch)
+{
+	memset(t->mm_scratch, 0, sizeof(t->mm_scratch));
+	t->mm_epoch = epoch;
+	if (mm && mm->thread_start)
+		mm->thread_start(t->task, t->mm_scratch);
+}
+
+void kpmc_mm_thread_start(struct kpmc_thread *t)
+{
+	rcu_read_lock();
+	thread_start_locked(rcu_dereference(kpmc_mm_current), t, READ_ONCE(kpmc_mm_epoch));
+	rcu_read_unlock();
+}
 
 void kpmc_mm_sample(struct kpmc_sample *s)
 {
@@ -20,9 +38,24 @@ void kpmc_mm_sample(struct kpmc_sample *s)
 
 	rcu_read_lock();
 	mm = rcu_dereference(kpmc_mm_current);
+	if (s->task) {
+		struct kpmc_thread *t = container_of(s->scratch, struct kpmc_thread, mm_scratch[0]);
+		unsigned int epoch = READ_ONCE(kpmc_mm_epoch);
+
+		/* Activated since this thread's baseline: start it now. */
+		if (t->mm_epoch != epoch)
+			thread_start_locked(mm, t, epoch);
+	}
 	if (mm && mm->on_sample)
 		mm->on_sample(s);
 	rcu_read_unlock();
+}
+
+int kpmc_mm_available(unsigned int index, char *why, size_t len)
+{
+	const struct kpmc_monitoring_module *mm = kpmc_mm_table[index];
+
+	return mm->available ? mm->available(why, len) : 0;
 }
 
 int kpmc_mm_index(void)
@@ -52,12 +85,22 @@ int kpmc_mm_activate(unsigned int index)
 	mutex_lock(&kpmc_mm_lock);
 	if (kpmc_mm_current_index == (int)index)
 		goto out;
+	if (next->available) {
+		char why[KPMC_ERR_MAX];
+
+		err = next->available(why, sizeof(why));
+		if (err)
+			goto out;
+	}
 	if (next->activate) {
 		err = next->activate();
 		if (err)
 			goto out;
 	}
 	prev = rcu_dereference_protected(kpmc_mm_current, lockdep_is_held(&kpmc_mm_lock));
+	/* The epoch first: a sample that sees next also sees the new epoch. */
+	WRITE_ONCE(kpmc_mm_epoch, kpmc_mm_epoch + 1);
+	smp_wmb();
 	rcu_assign_pointer(kpmc_mm_current, next);
 	WRITE_ONCE(kpmc_mm_current_index, index);
 	synchronize_rcu();

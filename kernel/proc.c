@@ -314,10 +314,18 @@ static int mm_manager_show(struct seq_file *m, void *v)
 	int active = kpmc_mm_index();
 	unsigned int i;
 
-	for (i = 0; kpmc_mm_table[i]; i++)
-		seq_printf(m, "%u %s%s - %s\n", i, kpmc_mm_table[i]->name,
-			   (int)i == active ? " [active]" : "",
-			   kpmc_mm_table[i]->description);
+	char why[KPMC_ERR_MAX];
+
+	for (i = 0; kpmc_mm_table[i]; i++) {
+		why[0] = '\0';
+		if (kpmc_mm_available(i, why, sizeof(why)))
+			seq_printf(m, "%u %s [unavailable: %s] - %s\n", i, kpmc_mm_table[i]->name,
+				   why, kpmc_mm_table[i]->description);
+		else
+			seq_printf(m, "%u %s%s - %s\n", i, kpmc_mm_table[i]->name,
+				   (int)i == active ? " [active]" : "",
+				   kpmc_mm_table[i]->description);
+	}
 	return 0;
 }
 
@@ -346,9 +354,16 @@ static ssize_t mm_manager_write(struct file *f, const char __user *ubuf,
 		r = -EINVAL;
 	} else {
 		r = kpmc_mm_activate((unsigned int)idx);
-		if (r == -EINVAL)
+		if (r == -EINVAL) {
 			kpmc_reject(t, "mm_manager", "'%.*s': no monitoring module %llu",
 				    (int)len, buf, idx);
+		} else if (r) {
+			char why[KPMC_ERR_MAX] = "";
+
+			kpmc_mm_available((unsigned int)idx, why, sizeof(why));
+			kpmc_reject(t, "mm_manager", "module %llu cannot be activated: %s", idx,
+				    why[0] ? why : "its activation failed");
+		}
 	}
 	kfree(buf);
 	return r ? r : count;

@@ -188,13 +188,18 @@ void kpmc_session_close(struct kpmc_session *s)
 
 void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 		       const struct kpmc_config *cfg, const struct kpmc_hw_config *hw,
-		       const u64 *acc, u64 run_ns)
+		       const u64 *acc, u64 run_ns, struct kpmc_thread *t)
 {
 	struct kpmc_sample s;
 	unsigned int i;
 
 	memset(&s, 0, sizeof(s));
+	s.pmu = &kpmc_pmu;
 	s.cfg = cfg;
+	if (t) {
+		s.task = t->task;
+		s.scratch = t->mm_scratch;
+	}
 	s.counter_mask = hw->mask;
 	s.run_ns = run_ns;
 	for (i = 0; i < hw->nr; i++)

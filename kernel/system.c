@@ -56,7 +56,7 @@ static void sys_record(struct kpmc_cpu *c, struct kpmc_system *sys)
 	struct kpmc_record rec;
 
 	kpmc_record_build(&rec, KPMC_REC_CPU, &sys->conf->sets.set[0], sys_hw(sys),
-			  c->sys_acc, c->sys_run_ns);
+			  c->sys_acc, c->sys_run_ns, NULL);
 	rec.nsample = ++c->sys_nsample;
 	kpmc_session_push(sys->session, &rec);
 	memset(c->sys_acc, 0, sizeof(c->sys_acc));

@@ -152,7 +152,7 @@ static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
 {
 	struct kpmc_record rec;
 
-	kpmc_record_build(&rec, kind, tcfg(t), thw(t), t->acc, t->run_ns);
+	kpmc_record_build(&rec, kind, tcfg(t), thw(t), t->acc, t->run_ns, t);
 	rec.set = t->set;
 	if (kind == KPMC_REC_EBS)
 		rec.period = t->sampling_period;
@@ -183,6 +183,7 @@ static void sampling_arm(struct kpmc_thread *t)
  */
 static void counting_start(struct kpmc_thread *t)
 {
+	kpmc_mm_thread_start(t);
 	t->set = 0;
 	t->set_run_ns = 0;
 	t->set_samples = 0;

@@ -7,5 +7,7 @@
 
 extern const struct kpmc_monitoring_module kpmc_mm_passthrough;
 extern const struct kpmc_monitoring_module kpmc_mm_rates;
+extern const struct kpmc_monitoring_module kpmc_mm_metrics;
+extern const struct kpmc_monitoring_module kpmc_mm_schedstats;
 
 #endif /* KPMC_MODULES_H */

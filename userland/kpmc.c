@@ -55,7 +55,9 @@ static void usage(FILE *f)
 		"             (CAP_PERFMON or CAP_SYS_ADMIN); one record per CPU and period\n"
 		"  -C CPUS    with -S: the CPUs (default all)\n"
 		"  -X         with -S: exclude the idle task's time\n"
-		"  -I         print /proc/kpmc/info\n");
+		"  -V NAMES   show only these virtual counters of the active monitoring module\n"
+		"             (e.g. -V ipc_milli,instr_per_ms; kpmc -I lists modules)\n"
+		"  -I         print /proc/kpmc/info and the monitoring modules\n");
 }
 
 static int module_loaded(void)
@@ -109,23 +111,75 @@ static int proc_write(const char *file, const char *s, const char *what)
 	return -1;
 }
 
-static int print_info(void)
+static int cat_file(const char *path)
 {
 	char buf[4096];
 	FILE *f;
 	size_t n;
 
-	if (!module_loaded())
-		return 1;
-	f = fopen(PROC_DIR "/info", "r");
+	f = fopen(path, "r");
 	if (!f) {
-		perror("kpmc: " PROC_DIR "/info");
+		fprintf(stderr, "kpmc: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		fwrite(buf, 1, n, stdout);
 	fclose(f);
 	return 0;
+}
+
+/* -I: the PMU and hooks, then the monitoring modules and their availability. */
+static int print_info(void)
+{
+	if (!module_loaded())
+		return 1;
+	if (cat_file(PROC_DIR "/info"))
+		return 1;
+	printf("[monitoring modules: activate N with echo 'activate N' > " PROC_DIR "/mm_manager]\n");
+	return cat_file(PROC_DIR "/mm_manager");
+}
+
+/*
+ * The active module's virtual counter names ("virtual_counters: virt0=a
+ * virt1=b" in info) into names[]; then, if wanted (-V a,b), the mask of the
+ * wanted ones, or -1 naming the first unknown one.
+ */
+static long virtual_counters(char names[KPMC_MAX_VIRT][32], const char *wanted)
+{
+	char line[512], *p, *tok, *save = NULL, list[256];
+	unsigned int i;
+	long mask = 0;
+	FILE *f = fopen(PROC_DIR "/info", "r");
+
+	memset(names, 0, KPMC_MAX_VIRT * 32);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "virtual_counters:", 17))
+			continue;
+		for (p = strtok_r(line + 17, " \n", &save); p; p = strtok_r(NULL, " \n", &save))
+			if (sscanf(p, "virt%u=", &i) == 1 && i < KPMC_MAX_VIRT)
+				snprintf(names[i], 32, "%s", strchr(p, '=') + 1);
+	}
+	if (f)
+		fclose(f);
+	if (!wanted)
+		return 0;
+	snprintf(list, sizeof(list), "%s", wanted);
+	save = NULL;
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < KPMC_MAX_VIRT && strcmp(names[i], tok); i++)
+			;
+		if (i == KPMC_MAX_VIRT) {
+			fprintf(stderr, "kpmc: -V: the active monitoring module has no virtual counter '%s'; it has:",
+				tok);
+			for (i = 0; i < KPMC_MAX_VIRT; i++)
+				if (names[i][0])
+					fprintf(stderr, " %s", names[i]);
+			fprintf(stderr, "%s\n", names[0][0] ? "" : " none (see kpmc -I)");
+			return -1;
+		}
+		mask |= 1L << i;
+	}
+	return mask;
 }
 
 struct trace {
@@ -135,6 +189,7 @@ struct trace {
 	int header_done;
 	struct kpmc_totals totals;
 	unsigned long long lost;	/* records the kernel dropped (ring full) */
+	uint32_t virt_wanted;		/* virtual counters to show (-V), all by default */
 	pid_t detach_tid;		/* a DETACH record for this thread has come */
 	int detached;
 	int bad;
@@ -170,7 +225,7 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 		return;
 	}
 	if (!t->header_done) {
-		t->cols.virt_mask = rec->virt_mask;
+		t->cols.virt_mask = rec->virt_mask & t->virt_wanted;
 		kpmc_format_header(&t->cols, line, sizeof(line));
 		fprintf(t->out, "%s\n", line);
 		t->header_done = 1;
@@ -224,12 +279,15 @@ int main(int argc, char **argv)
 	long tbs_ms = 0;
 	unsigned long ring_records = 0;
 	int system_wide = 0, exclude_idle = 0;
+	const char *virt_wanted = NULL;
+	char virt_names[KPMC_MAX_VIRT][32];
+	long virt_mask;
 	const char *cpus = "all";
 	pid_t attach = 0, child = 0;
 	int opt, mon, gate[2] = { -1, -1 }, status = 0, rc = 0, unloaded = 0;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "+c:T:o:Ap:k:SC:XIh")) != -1) {
+	while ((opt = getopt(argc, argv, "+c:T:o:Ap:k:SC:XV:Ih")) != -1) {
 		switch (opt) {
 		case 'c':
 			if (nconfigs == KPMC_MAX_SETS) {
@@ -287,6 +345,9 @@ int main(int argc, char **argv)
 			break;
 		case 'X':
 			exclude_idle = 1;
+			break;
+		case 'V':
+			virt_wanted = optarg;
 			break;
 		case 'I':
 			return print_info();
@@ -349,6 +410,12 @@ int main(int argc, char **argv)
 	fclose(f);
 
 	t.cols.system_wide = system_wide;
+	virt_mask = virtual_counters(virt_names, virt_wanted);
+	if (virt_mask < 0)
+		return 2;
+	t.virt_wanted = virt_wanted ? (uint32_t)virt_mask : ~0u;
+	for (unsigned int i = 0; i < KPMC_MAX_VIRT; i++)
+		t.cols.virt_names[i] = virt_names[i][0] ? virt_names[i] : NULL;
 	t.out = stdout;
 	if (outfile) {
 		t.out = fopen(outfile, "w");

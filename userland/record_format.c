@@ -83,8 +83,12 @@ int kpmc_format_header(const struct kpmc_columns *cols, char *out, size_t len)
 		}
 	for (i = 0; i < KPMC_MAX_VIRT; i++)
 		if (cols->virt_mask & (1u << i)) {
-			snprintf(name, sizeof(name), "virt%u", i);
-			put(out, len, &used, " %14s", name);
+			if (cols->virt_names[i])
+				put(out, len, &used, " %14.14s", cols->virt_names[i]);
+			else {
+				snprintf(name, sizeof(name), "virt%u", i);
+				put(out, len, &used, " %14s", name);
+			}
 		}
 	return (int)used;
 }

@@ -15,6 +15,7 @@ struct kpmc_columns {
 	int nsets;		/* event sets; more than one: an "expid" column */
 	int system_wide;	/* rows are CPUs: "cpu" and "ms" columns, no pid/tid */
 	uint32_t set_mask[KPMC_MAX_SETS];	/* counters of each set */
+	const char *virt_names[KPMC_MAX_VIRT];	/* header names; NULL: "virtN" */
 };
 
 /* 0 if rec is a record this CLI understands, else a reason in why. */

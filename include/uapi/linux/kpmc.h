@@ -12,14 +12,14 @@
 
 #include <linux/types.h>
 
-#define KPMC_RECORD_VERSION	2
+#define KPMC_RECORD_VERSION	3
 
 /* Counter slots a configuration can name: pmc0 .. pmc15. */
 #define KPMC_MAX_COUNTERS	16
 /* Event sets a thread can rotate through: set (expid) 0 .. 3. */
 #define KPMC_MAX_SETS		4
-/* Virtual counters a monitoring module can add to a record: virt0 .. virt3. */
-#define KPMC_MAX_VIRT		4
+/* Virtual counters a monitoring module can add to a record: virt0 .. virt7. */
+#define KPMC_MAX_VIRT		8
 
 enum kpmc_record_kind {
 	KPMC_REC_TBS = 1,	/* time-based sample: the thread's sampling period elapsed */

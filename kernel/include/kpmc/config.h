@@ -40,6 +40,9 @@ struct kpmc_pmu_desc {
 	 */
 	int (*check_event)(const struct kpmc_pmu_desc *pmu, unsigned int slot,
 			   u64 event, char *why, size_t len);
+	/* The PMU's codes for instructions retired and core cycles (metrics). */
+	bool has_basic_events;
+	u64 event_instructions, event_cycles;
 	/* Event modifiers the PMU has (x86: umaskN, cmaskN, edgeN, invN, anyN). */
 	u32 modifiers;
 	/* Optional: check a whole counter request (event + modifiers) on slot. */

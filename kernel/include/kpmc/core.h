@@ -78,6 +78,9 @@ struct kpmc_thread {
 	u64 sampling_period;		/* the period being counted down */
 	u64 rand_state;			/* randomized periods: the generator */
 	bool stop_requested;		/* the session owner detaches it: done on its CPU */
+	/* The active monitoring module's state for this thread, and for which activation. */
+	u64 mm_scratch[KPMC_MM_SCRATCH];
+	unsigned int mm_epoch;
 	/* Multiplexing: the set counting now, and how long / how many samples it has. */
 	unsigned int set;
 	u64 set_run_ns;
@@ -170,7 +173,7 @@ void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec);
  */
 void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 		       const struct kpmc_config *cfg, const struct kpmc_hw_config *hw,
-		       const u64 *acc, u64 run_ns);
+		       const u64 *acc, u64 run_ns, struct kpmc_thread *t);
 /* Run work in process context later (kpmc's workqueue); flushed at unload. */
 void kpmc_defer(struct work_struct *work);
 void kpmc_flush_deferred(void);
@@ -186,6 +189,8 @@ void kpmc_sessions_exit(void);
 int kpmc_mm_index(void);
 int kpmc_mm_activate(unsigned int index);
 void kpmc_mm_sample(struct kpmc_sample *s);
+void kpmc_mm_thread_start(struct kpmc_thread *t);
+int kpmc_mm_available(unsigned int index, char *why, size_t len);
 const struct kpmc_monitoring_module *kpmc_mm_active(void);
 
 /* proc.c */

@@ -9,11 +9,19 @@
 
 #include "config.h"
 
-#define KPMC_MAX_VIRT	4
+#define KPMC_MAX_VIRT	8
+/* Per-thread state a module may keep (zeroed when the active module changes). */
+#define KPMC_MM_SCRATCH	8
+
+struct task_struct;
 
 /* What a module gets for each record the core is about to emit. */
 struct kpmc_sample {
+	const struct kpmc_pmu_desc *pmu;
 	const struct kpmc_config *cfg;
+	/* The thread the record is for, and the module's state for it; NULL for a CPU's record. */
+	struct task_struct *task;
+	u64 *scratch;
 	u64 counts[KPMC_MAX_COUNTERS];	/* deltas since the previous record, by pmc index */
 	u32 counter_mask;
 	u64 run_ns;			/* on-CPU time the deltas cover */
@@ -27,6 +35,8 @@ struct kpmc_monitoring_module {
 	const char *description;
 	/* Names of the virtual counters the module fills, NULL for none. */
 	const char *virt_names[KPMC_MAX_VIRT];
+	/* NULL, or: can the module work on this machine? If not, why. */
+	int (*available)(char *why, size_t len);
 	/* Called on activation/deactivation (process context); may be NULL. */
 	int (*activate)(void);
 	void (*deactivate)(void);
@@ -35,6 +45,12 @@ struct kpmc_monitoring_module {
 	 * May be NULL for a module that passes counts through.
 	 */
 	void (*on_sample)(struct kpmc_sample *s);
+	/*
+	 * May be NULL. A thread starts being monitored (or the module became
+	 * active while it was): set the baseline in its zeroed scratch. Runs with
+	 * preemption disabled; task may be another thread (not running).
+	 */
+	void (*thread_start)(struct task_struct *task, u64 *scratch);
 };
 
 /* Modules built into kpmc, NULL-terminated (modules/registry.c). */

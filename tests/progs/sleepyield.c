@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sleepyield K M: sleep 2 ms K times, call sched_yield() M times, spin a
+ * little, then print the scheduler's own account of this thread from
+ * /proc/thread-self/schedstat: "sleepyield run_ns=R wait_ns=W".
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+int main(int argc, char **argv)
+{
+	struct timespec ts = { 0, 2000000 };
+	unsigned long long run, wait;
+	volatile unsigned long spin;
+	long k, m, i;
+	FILE *f;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: sleepyield K M\n");
+		return 2;
+	}
+	k = atol(argv[1]);
+	m = atol(argv[2]);
+	for (i = 0; i < k; i++)
+		nanosleep(&ts, NULL);
+	for (i = 0; i < m; i++)
+		sched_yield();
+	for (spin = 0; spin < 2000000; spin++)
+		;
+	f = fopen("/proc/thread-self/schedstat", "r");
+	if (!f || fscanf(f, "%llu %llu", &run, &wait) != 2) {
+		perror("sleepyield: schedstat");
+		return 1;
+	}
+	printf("sleepyield run_ns=%llu wait_ns=%llu\n", run, wait);
+	return 0;
+}
