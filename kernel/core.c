@@ -13,6 +13,10 @@
 #include "kpmc/core.h"
 #include "kpmc/hooks.h"
 
+static char *hooks = "auto";
+module_param(hooks, charp, 0444);
+MODULE_PARM_DESC(hooks, "auto (pmc_ops where the kernel has them), pmc_ops or tracepoint");
+
 static char *backend;
 module_param(backend, charp, 0444);
 MODULE_PARM_DESC(backend, "force a PMU backend by name (default: first that probes)");
@@ -118,6 +122,24 @@ static void select_backend(void)
 			 "no backend named '%s' in this build", backend);
 }
 
+/* pmc_ops where the kernel has kpmc's scheduler patch, else tracepoints. */
+static const struct kpmc_hook_source *select_hooks(void)
+{
+	bool want_tp = !strcmp(hooks, "tracepoint"), want_ops = !strcmp(hooks, "pmc_ops");
+
+	if (!want_tp && !want_ops && strcmp(hooks, "auto"))
+		return NULL;
+#ifdef CONFIG_PMC_OPS
+	if (!want_tp)
+		return &kpmc_pmc_ops_hooks;
+#endif
+#ifdef CONFIG_TRACEPOINTS
+	if (!want_ops)
+		return &kpmc_tracepoint_hooks;
+#endif
+	return NULL;
+}
+
 static int __init kpmc_init(void)
 {
 	int err;
@@ -143,7 +165,14 @@ static int __init kpmc_init(void)
 	err = kpmc_threads_init();
 	if (err)
 		goto out_sessions;
-	kpmc_hooks = &kpmc_tracepoint_hooks;
+	kpmc_hooks = select_hooks();
+	if (!kpmc_hooks) {
+		pr_err("kpmc: no hook source: hooks=%s (this kernel: tracepoints %s, pmc_ops %s)\n",
+		       hooks, IS_ENABLED(CONFIG_TRACEPOINTS) ? "yes" : "no",
+		       IS_ENABLED(CONFIG_PMC_OPS) ? "yes" : "no");
+		err = -EINVAL;
+		goto out_threads;
+	}
 	err = kpmc_hooks->attach();
 	if (err) {
 		pr_err("kpmc: cannot attach %s hooks: %d\n", kpmc_hooks->name, err);

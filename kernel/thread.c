@@ -151,6 +151,7 @@ static bool fold(struct kpmc_cpu *c, struct kpmc_thread *t, u64 now)
 static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
 {
 	struct kpmc_record rec;
+	unsigned int i;
 
 	kpmc_record_build(&rec, kind, tcfg(t), thw(t), t->acc, t->run_ns, t);
 	rec.set = t->set;
@@ -161,6 +162,9 @@ static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
 	rec.nsample = ++t->nsample;
 	kpmc_session_push(t->session, &rec);
 
+	for (i = 0; i < thw(t)->nr; i++)
+		t->total[thw(t)->slot[i]] += t->acc[i];
+	t->total_run_ns += t->run_ns;
 	memset(t->acc, 0, sizeof(t->acc));
 	t->run_ns = 0;
 }
@@ -187,6 +191,8 @@ static void counting_start(struct kpmc_thread *t)
 	t->set = 0;
 	t->set_run_ns = 0;
 	t->set_samples = 0;
+	memset(t->total, 0, sizeof(t->total));
+	t->total_run_ns = 0;
 	if (!thw(t)->sampling)
 		return;
 	t->rand_state = kpmc_rand_init(tcfg(t)->seed);
@@ -687,6 +693,54 @@ out_task:
 	put_task_struct(task);
 out_session:
 	kpmc_session_put(s);
+	return err;
+}
+
+/* The counter of t's configuration (any set) that counts event, or -1. */
+static int slot_counting(const struct kpmc_thread *t, u64 event)
+{
+	const struct kpmc_config *cfg = tcfg(t);
+	unsigned int slot;
+
+	for (slot = 0; slot < KPMC_MAX_COUNTERS; slot++) {
+		if (!(cfg->mask & BIT(slot)))
+			continue;
+		if ((slot < kpmc_pmu.nr_fixed ? kpmc_pmu.fixed_event[slot] : cfg->ctr[slot].event) == event)
+			return slot;
+	}
+	return -1;
+}
+
+/*
+ * Any context. Counts up to the thread's last fold (switch, tick or
+ * record): at most one fold period behind for a running thread.
+ */
+int kpmc_thread_metrics(struct task_struct *task, struct kpmc_thread_metrics *m)
+{
+	struct kpmc_thread *t;
+	int err = -ENODATA;
+
+	memset(m, 0, sizeof(*m));
+	rcu_read_lock();
+	t = lookup(task);
+	if (t && t->state == KPMC_COUNTING && kpmc_pmu.has_basic_events) {
+		const struct kpmc_hw_config *hw = thw(t);
+		int in = slot_counting(t, kpmc_pmu.event_instructions);
+		int cy = slot_counting(t, kpmc_pmu.event_cycles);
+		unsigned int i;
+
+		for (i = 0; i < hw->nr; i++) {
+			if ((int)hw->slot[i] == in)
+				m->instructions = READ_ONCE(t->total[in]) + READ_ONCE(t->acc[i]);
+			if ((int)hw->slot[i] == cy)
+				m->cycles = READ_ONCE(t->total[cy]) + READ_ONCE(t->acc[i]);
+		}
+		m->has_instructions = in >= 0;
+		m->has_cycles = cy >= 0;
+		m->run_ns = READ_ONCE(t->total_run_ns) + READ_ONCE(t->run_ns);
+		err = 0;
+	}
+	rcu_read_unlock();
 	return err;
 }
 

@@ -24,8 +24,13 @@ arm64)
 		-append "console=ttyAMA0 quiet panic=-1 kpmc.mode=$mode $extra")
 	;;
 x86_64)
-	read -r _ _ root < <("$top/scripts/fetch-kernels.sh" amd64)
-	kernel=$(ls "$root"/boot/vmlinuz-*)
+	# KPMC_KERNEL: another kernel image (the patched tier's).
+	if [ -n "${KPMC_KERNEL:-}" ]; then
+		kernel=$KPMC_KERNEL
+	else
+		read -r _ _ root < <("$top/scripts/fetch-kernels.sh" amd64)
+		kernel=$(ls "$root"/boot/vmlinuz-*)
+	fi
 	# An Intel CPU model: CPUID says GenuineIntel, and leaf 0AH (no vPMU under TCG) says version 0.
 	cmd=(qemu-system-x86_64 -accel tcg -cpu Skylake-Client -m 512 -smp "$smp"
 		-kernel "$kernel" -initrd "$initrd"

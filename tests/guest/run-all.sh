@@ -7,8 +7,10 @@ dir=$(dirname "$0")
 
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 echo "kpmc guest tests on $arch ($ncpu CPUs), kernel $(uname -r)"
-# A multi-CPU boot runs only the tests that need several CPUs.
-if [ "$ncpu" -gt 1 ]; then
+# The patched-kernel tier and a multi-CPU boot run only their own tests.
+if grep -q 'kpmc.tier=patched' /proc/cmdline; then
+	for t in "$dir"/t_patched_*.sh; do . "$t"; done
+elif [ "$ncpu" -gt 1 ]; then
 	for t in "$dir"/t_smp_*.sh; do . "$t"; done
 else
 	for t in "$dir"/t_common_*.sh; do . "$t"; done

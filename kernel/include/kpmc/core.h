@@ -70,6 +70,8 @@ struct kpmc_thread {
 	struct kpmc_session *session;		/* where its records go, while not idle */
 	/* Owned by the CPU the thread runs on, with IRQs off: */
 	u64 acc[KPMC_MAX_COUNTERS];	/* deltas since the last record, by hw slot order */
+	u64 total[KPMC_MAX_COUNTERS];	/* by pmc number, up to the last record */
+	u64 total_run_ns;
 	u64 run_ns;			/* on-CPU time since the last record */
 	u64 switched_in_ns;
 	u64 nsample;
@@ -144,6 +146,14 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec);
 int kpmc_thread_detach(struct kpmc_thread *owner, pid_t tid);
 void kpmc_threads_count(unsigned int *known, unsigned int *counting);
 void kpmc_live_objects(int *threads, int *configs);
+
+/* The in-kernel metric API: what kpmc has counted for a monitored thread. */
+struct kpmc_thread_metrics {
+	bool has_instructions, has_cycles;
+	u64 instructions, cycles;	/* since its monitoring began */
+	u64 run_ns;
+};
+int kpmc_thread_metrics(struct task_struct *task, struct kpmc_thread_metrics *m);
 extern atomic_t kpmc_threads_lost;
 void kpmc_shared_config_put(struct kpmc_shared_config *c);
 

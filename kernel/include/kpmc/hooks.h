@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The one internal hook interface. A hook source (tracepoints on a stock
- * kernel; the scheduler patch's pmc_ops later) calls these core entry points,
+ * kernel; the scheduler patch's pmc_ops on a patched one) calls these core entry points,
  * and nothing else in the core knows where the notifications come from.
  */
 #ifndef KPMC_HOOKS_H
@@ -23,5 +23,6 @@ struct kpmc_hook_source {
 };
 
 extern const struct kpmc_hook_source kpmc_tracepoint_hooks;
+extern const struct kpmc_hook_source kpmc_pmc_ops_hooks;	/* CONFIG_PMC_OPS kernels */
 
 #endif /* KPMC_HOOKS_H */
