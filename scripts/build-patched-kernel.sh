@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Build the x86_64 kernel with kpmc's scheduler patch (patches/*.patch) from
-# Debian's linux-source-6.1, with a small config, and cache it by a hash of
+# Debian's linux-source-6.1, with a small config plus the debug options that
+# catch our kind of bug (lockdep, sleeping in atomic context, list corruption,
+# KASAN, kmemleak), and cache it by a hash of
 # config + patches + this script. Prints "BZIMAGE KDIR" (KDIR: the build tree
 # to build kpmc.ko against).
 #   scripts/build-patched-kernel.sh
@@ -14,7 +16,9 @@ jobs=$(nproc)
 options="64BIT SMP PRINTK PRINTK_TIME TTY SERIAL_8250 SERIAL_8250_CONSOLE PROC_FS PROC_SYSCTL
 SYSFS DEVTMPFS DEVTMPFS_MOUNT SHMEM TMPFS BLK_DEV_INITRD RD_GZIP BINFMT_ELF BINFMT_SCRIPT
 MODULES MODULE_UNLOAD PERF_EVENTS HIGH_RES_TIMERS FUTEX POSIX_TIMERS MULTIUSER PCI ACPI
-X86_LOCAL_APIC X86_IO_APIC DEVPORT KERNEL_GZIP SLUB SCHED_INFO SCHEDSTATS PMC_OPS"
+X86_LOCAL_APIC X86_IO_APIC DEVPORT KERNEL_GZIP SLUB SCHED_INFO SCHEDSTATS PMC_OPS
+KALLSYMS DEBUG_KERNEL DEBUG_FS PROVE_LOCKING DEBUG_ATOMIC_SLEEP DEBUG_LIST
+KASAN KASAN_INLINE DEBUG_KMEMLEAK"
 key=$( { echo "$options"; cat "$top"/patches/*.patch "$0"; } | sha256sum | cut -c1-16)
 out=$cache/patched/x86_64-$key
 if [ -f "$out/done" ]; then
@@ -45,7 +49,9 @@ args=()
 for o in $options; do args+=(-e "$o"); done
 "$out/src/scripts/config" --file "$out/build/.config" "${args[@]}" -d KERNEL_XZ -d SLOB -d WERROR
 make -s -C "$out/src" O="$out/build" ARCH=x86_64 olddefconfig >&2
-grep -q '^CONFIG_PMC_OPS=y' "$out/build/.config" || { echo "build-patched-kernel: CONFIG_PMC_OPS did not stick" >&2; exit 1; }
+for o in PMC_OPS PROVE_LOCKING KASAN DEBUG_KMEMLEAK DEBUG_ATOMIC_SLEEP; do
+	grep -q "^CONFIG_$o=y" "$out/build/.config" || { echo "build-patched-kernel: CONFIG_$o did not stick" >&2; exit 1; }
+done
 start=$(date +%s)
 make -s -C "$out/src" O="$out/build" ARCH=x86_64 -j"$jobs" bzImage modules >&2
 echo "build-patched-kernel: built in $(($(date +%s) - start)) s" >&2

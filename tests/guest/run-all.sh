@@ -7,9 +7,10 @@ dir=$(dirname "$0")
 
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 echo "kpmc guest tests on $arch ($ncpu CPUs), kernel $(uname -r)"
-# The patched-kernel tier and a multi-CPU boot run only their own tests.
+# The patched (debug) kernel runs the whole x86 suite and its own tests;
+# a multi-CPU boot only the tests that need several CPUs.
 if grep -q 'kpmc.tier=patched' /proc/cmdline; then
-	for t in "$dir"/t_patched_*.sh; do . "$t"; done
+	for t in "$dir"/t_common_*.sh "$dir"/t_x86_*.sh "$dir"/t_patched_*.sh; do . "$t"; done
 elif [ "$ncpu" -gt 1 ]; then
 	for t in "$dir"/t_smp_*.sh; do . "$t"; done
 else

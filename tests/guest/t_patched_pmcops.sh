@@ -45,14 +45,39 @@ insmod /kpmc_query.ko pid=1 && rmmod kpmc_query
 dmesg | grep -q "kpmc_query: pid 1: err -61 valid 0x0" || r="$r unmonitored pid 1: $(dmesg | grep 'kpmc_query: pid 1:' | tail -n1);"
 verdict patched_in_kernel_metric_api "$r"
 
-# Unload unregisters: another load (and hooks=tracepoint, which this kernel
-# lacks) behave.
+# Unload unregisters: other loads behave; hooks= picks the source (the debug
+# kernel's lockdep brings tracepoints along, so both may exist).
 r=""
 rmmod kpmc || r="rmmod failed;"
-insmod "$KO" hooks=tracepoint 2>/dev/null && r="$r hooks=tracepoint loaded without tracepoints;"
-dmesg | grep -q "kpmc: no hook source: hooks=tracepoint (this kernel: tracepoints no, pmc_ops yes)" ||
-	r="$r no reason for hooks=tracepoint;"
+if insmod "$KO" hooks=tracepoint 2>/dev/null; then
+	grep -q '^hooks: tracepoints' /proc/kpmc/info || r="$r hooks=tracepoint: $(grep hooks: /proc/kpmc/info);"
+	kpmc -A -c "pmc0=0x100000003,os0=1" -- "$BIN/yield" 100 >$OUT/ptp.txt 2>&1 || r="$r counting on tracepoints failed;"
+	rmmod kpmc
+else
+	dmesg | grep -q "kpmc: no hook source: hooks=tracepoint (this kernel: tracepoints no, pmc_ops yes)" ||
+		r="$r no reason for hooks=tracepoint;"
+fi
+insmod "$KO" hooks=bogus 2>/dev/null && r="$r hooks=bogus loaded;"
+dmesg | grep -q "kpmc: no hook source: hooks=bogus" || r="$r no reason for hooks=bogus;"
 insmod "$KO" || r="$r reload failed;"
 grep -q '^hooks: pmc_ops' /proc/kpmc/info || r="$r hooks after reload: $(grep hooks: /proc/kpmc/info);"
 rmmod kpmc
 verdict patched_reload_and_hook_choice "$r"
+
+# The debug kernel's leak detector: after all the loads, runs and unloads
+# above, no unreferenced object allocated by kpmc.
+r=""
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 1
+	echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak >$OUT/leaks.txt
+	n=$(grep -c 'unreferenced object' $OUT/leaks.txt)
+	k=$(grep -c 'kpmc' $OUT/leaks.txt)
+	echo "kmemleak: $n unreferenced objects, $k backtrace lines in kpmc"
+	[ "$k" -eq 0 ] || r="kmemleak reports kpmc allocations: $(grep -B8 kpmc $OUT/leaks.txt | head -n 20 | tr '\n' '|');"
+else
+	r="no /sys/kernel/debug/kmemleak on the debug kernel;"
+fi
+verdict patched_kmemleak_no_kpmc_leaks "$r"
