@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "aggregate.h"
+#include "eventspec.h"
+#include "pfm_events.h"
 #include "options.h"
 #include "record_format.h"
 
@@ -41,8 +43,10 @@ static void usage(FILE *f)
 		"usage: kpmc -c CONFIG [-T SECS] [-k RECORDS] [-o FILE] [-A] -- PROG [ARGS...]\n"
 		"       kpmc -c CONFIG [-T SECS] [-k RECORDS] [-o FILE] [-A] -p TID\n"
 		"       kpmc -S [-C CPUS] [-X] -c CONFIG [-T SECS] [-o FILE] [-A] -- PROG [ARGS...]\n"
-		"       kpmc -I\n"
-		"  -c CONFIG  counters, PMCTrack raw syntax: pmc0,pmc1=0x8,usr1=1,os1=0\n"
+		"       kpmc -L [TEXT] | -I\n"
+		"  -c CONFIG  event names: instr,cycles:u,llc_misses:ebs=100000 (PMCTrack's\n"
+		"             mnemonics, or any libpfm4 event of this PMU: INST_RETIRED:k),\n"
+		"             or PMCTrack's raw syntax: pmc0,pmc1=0x8,usr1=1,os1=0\n"
 		"             event-based sampling: ebsN=PERIOD[,rnd=RANGE,seed=S]\n"
 		"             several -c: event sets multiplexed round-robin (mux=MS or\n"
 		"             muxsamples=N per set; -A then prints scaled counts)\n"
@@ -57,6 +61,8 @@ static void usage(FILE *f)
 		"  -X         with -S: exclude the idle task's time\n"
 		"  -V NAMES   show only these virtual counters of the active monitoring module\n"
 		"             (e.g. -V ipc_milli,instr_per_ms; kpmc -I lists modules)\n"
+		"  -r         take -c as raw (pmcN=...) only\n"
+		"  -L [TEXT]  list this PMU's events (libpfm4), those matching TEXT\n"
 		"  -I         print /proc/kpmc/info and the monitoring modules\n");
 }
 
@@ -126,6 +132,71 @@ static int cat_file(const char *path)
 		fwrite(buf, 1, n, stdout);
 	fclose(f);
 	return 0;
+}
+
+/* backend and counter layout, from /proc/kpmc/info. */
+static int read_layout(char *backend, size_t blen, struct kpmc_counter_layout *l)
+{
+	char line[512], *p;
+	FILE *f = fopen(PROC_DIR "/info", "r");
+
+	memset(l, 0, sizeof(*l));
+	backend[0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "backend: ", 9))
+			snprintf(backend, blen, "%.63s", line + 9);
+		else if (!strncmp(line, "counters: ", 10))
+			l->nr_counters = (unsigned int)atoi(line + 10);
+		else if (!strncmp(line, "fixed_counters: ", 16)) {
+			l->nr_fixed = (unsigned int)strtoul(line + 16, &p, 10);
+			/* " pmc0=cycles(0x11) pmc1=..." */
+			for (unsigned int i = 0; i < l->nr_fixed && i < 16 && (p = strchr(p, '(')); i++, p++)
+				l->fixed_event[i] = strtoull(p + 1, NULL, 0);
+		}
+	}
+	if (f)
+		fclose(f);
+	return backend[0] && strcmp(backend, "none") ? 0 : -1;
+}
+
+/*
+ * -c with event names ("instr,cycles:u", libpfm4 strings): encode each for
+ * this PMU, put them on counters, and return the raw configuration.
+ */
+static char *names_to_raw(const char *list)
+{
+	struct kpmc_event_spec ev[KPMC_MAX_EVENTS];
+	struct kpmc_counter_layout l;
+	uint64_t code[KPMC_MAX_EVENTS];
+	int slot[KPMC_MAX_EVENTS], n, i;
+	char backend[64], err[512], *out;
+
+	n = kpmc_parse_event_list(list, ev, KPMC_MAX_EVENTS, err, sizeof(err));
+	if (n < 0) {
+		fprintf(stderr, "kpmc: -c '%s': %s\n", list, err);
+		return NULL;
+	}
+	if (read_layout(backend, sizeof(backend), &l)) {
+		fprintf(stderr, "kpmc: -c '%s': the module reports no usable PMU (kpmc -I)\n", list);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		if (kpmc_pfm_encode(backend, &ev[i], &code[i], err, sizeof(err))) {
+			fprintf(stderr, "kpmc: -c: %s\n", err);
+			return NULL;
+		}
+	if (kpmc_assign_counters(&l, code, ev, n, slot, err, sizeof(err))) {
+		fprintf(stderr, "kpmc: -c: %s\n", err);
+		return NULL;
+	}
+	out = malloc(1024);
+	if (!out || kpmc_raw_config(code, ev, slot, n, &l, out, 1024) < 0) {
+		fprintf(stderr, "kpmc: -c '%s': configuration too long\n", list);
+		free(out);
+		return NULL;
+	}
+	return out;
 }
 
 /* -I: the PMU and hooks, then the monitoring modules and their availability. */
@@ -278,7 +349,7 @@ int main(int argc, char **argv)
 	struct trace t = { 0 };
 	long tbs_ms = 0;
 	unsigned long ring_records = 0;
-	int system_wide = 0, exclude_idle = 0;
+	int system_wide = 0, exclude_idle = 0, raw_only = 0;
 	const char *virt_wanted = NULL;
 	char virt_names[KPMC_MAX_VIRT][32];
 	long virt_mask;
@@ -287,7 +358,7 @@ int main(int argc, char **argv)
 	int opt, mon, gate[2] = { -1, -1 }, status = 0, rc = 0, unloaded = 0;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "+c:T:o:Ap:k:SC:XV:Ih")) != -1) {
+	while ((opt = getopt(argc, argv, "+c:T:o:Ap:k:SC:XV:rL::Ih")) != -1) {
 		switch (opt) {
 		case 'c':
 			if (nconfigs == KPMC_MAX_SETS) {
@@ -349,6 +420,14 @@ int main(int argc, char **argv)
 		case 'V':
 			virt_wanted = optarg;
 			break;
+		case 'r':
+			raw_only = 1;
+			break;
+		case 'L':
+			/* -L or -LFILTER, or -L FILTER as the last argument. */
+			if (!optarg && optind < argc && argv[optind][0] != '-')
+				optarg = argv[optind++];
+			return kpmc_pfm_list(stdout, optarg) ? 1 : 0;
 		case 'I':
 			return print_info();
 		case 'h':
@@ -371,12 +450,20 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!module_loaded())
+		return 1;
+	/* Event names (instr, cycles:u, libpfm4 strings) become raw configurations. */
+	for (int i = 0; i < nconfigs && !raw_only; i++) {
+		if (kpmc_config_is_raw(configs[i]))
+			continue;
+		configs[i] = names_to_raw(configs[i]);
+		if (!configs[i])
+			return 2;
+	}
 	if (kpmc_build_config(configs, nconfigs, tbs_ms, fullcfg, sizeof(fullcfg)) < 0) {
 		fprintf(stderr, "kpmc: configuration too long\n");
 		return 2;
 	}
-	if (!module_loaded())
-		return 1;
 
 	/* Opening the monitor file creates this thread's session. */
 	mon = open(PROC_DIR "/monitor", (ring_records ? O_RDWR : O_RDONLY) | O_CLOEXEC);

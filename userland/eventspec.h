@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Event names on the command line (kpmc -c instr,cycles:u,llc_misses:ebs=1000000):
+ * parsing the list, PMCTrack's mnemonics, and putting the events on counters
+ * (fixed counters first where one counts the event). Pure: no I/O, no libpfm.
+ */
+#ifndef KPMC_EVENTSPEC_H
+#define KPMC_EVENTSPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KPMC_MAX_EVENTS	16
+
+struct kpmc_event_spec {
+	char name[96];		/* a mnemonic or a libpfm4 event string */
+	int usr, os;		/* -1: default (user only) */
+	uint64_t ebs;		/* sampling period; 0: none */
+};
+
+/* Is s a raw configuration (pmcN tokens) rather than event names? */
+int kpmc_config_is_raw(const char *s);
+
+/* "a,b:u,c:ebs=N"; returns the count, or -1 with the reason in err. */
+int kpmc_parse_event_list(const char *s, struct kpmc_event_spec *ev, int max,
+			  char *err, size_t len);
+
+/* libpfm4 names to try for a PMCTrack mnemonic (NULL-terminated), or NULL. */
+const char *const *kpmc_mnemonic_candidates(const char *mnemonic);
+
+/* What the counters are: from /proc/kpmc/info. */
+struct kpmc_counter_layout {
+	unsigned int nr_counters;
+	unsigned int nr_fixed;
+	uint64_t fixed_event[16];
+};
+
+/*
+ * Counter for each of n encoded events: a fixed counter that counts it, else
+ * the next free general counter. 0, or -1 with the reason in err.
+ */
+int kpmc_assign_counters(const struct kpmc_counter_layout *l, const uint64_t *code,
+			 const struct kpmc_event_spec *ev, int n, int *slot,
+			 char *err, size_t len);
+
+/* The raw configuration for the assigned events ("pmc0,pmc1=0x8,usr1=1,os1=0,..."). */
+int kpmc_raw_config(const uint64_t *code, const struct kpmc_event_spec *ev, const int *slot,
+		    int n, const struct kpmc_counter_layout *l, char *out, size_t len);
+
+#endif
