@@ -18,7 +18,7 @@ CROSS_x86_64 :=
 PROGS := loop runas perfhold wakeups ringloss spawnmany forktree yield sleepyield
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
-	test demo module clean bench bench-smoke guest-arm64-smp guest-x86_64-patched
+	test demo module clean bench bench-smoke guest-arm64-smp guest-x86_64-patched host-tests
 
 all: modules userland progs
 
@@ -58,6 +58,10 @@ unit:
 	$(MAKE) -C tests/unit OUT=$(BUILD)/unit
 	scripts/run-unit-tests.sh $(BUILD)/unit
 
+# The CLI's table, CSV and JSON forms of one record stream, checked by python3.
+host-tests: userland
+	tests/host/run.sh $(BUILD)/host/kpmc $(BUILD)/host-tests
+
 guest-arm64 guest-x86_64: guest-%: stage
 	scripts/run-guest-tests.sh $* $(BUILD)/$*/root $(BUILD)/$*/run
 
@@ -91,16 +95,17 @@ bench-smoke: stage
 # Every stage runs even if an earlier one failed, so one run shows everything;
 # the summary line decides.
 test: deps
-	@rm -f $(BUILD)/unit/result $(BUILD)/*/run/result $(BUILD)/*/run-smp/result $(BUILD)/bench/result \
+	@rm -f $(BUILD)/unit/result $(BUILD)/host-tests/result $(BUILD)/*/run/result $(BUILD)/*/run-smp/result $(BUILD)/bench/result \
 		$(BUILD)/x86_64-patched/run/result
 	-@$(MAKE) --no-print-directory all
 	-@$(MAKE) --no-print-directory unit
+	-@$(MAKE) --no-print-directory host-tests
 	-@$(MAKE) --no-print-directory guest-arm64
 	-@$(MAKE) --no-print-directory guest-arm64-smp
 	-@$(MAKE) --no-print-directory guest-x86_64
 	-@$(MAKE) --no-print-directory guest-x86_64-patched
 	-@$(MAKE) --no-print-directory bench-smoke
-	@scripts/test-summary.sh $(BUILD)/unit/result $(BUILD)/arm64/run/result \
+	@scripts/test-summary.sh $(BUILD)/unit/result $(BUILD)/host-tests/result $(BUILD)/arm64/run/result \
 		$(BUILD)/arm64/run-smp/result \
 		$(BUILD)/x86_64/run/result $(BUILD)/x86_64-patched/run/result $(BUILD)/bench/result
 

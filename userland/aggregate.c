@@ -235,3 +235,49 @@ size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
 	}
 	return used;
 }
+
+size_t kpmc_totals_format_json(const struct kpmc_totals *t, int nsets, uint64_t lost,
+			       char *out, size_t len)
+{
+	size_t used = 0, i;
+	unsigned int c;
+	int s;
+
+	if (len)
+		out[0] = '\0';
+	put(out, len, &used, "{\"type\":\"summary\",\"lost\":%llu,\"threads\":[",
+	    (unsigned long long)lost);
+	for (i = 0; i < t->nr; i++) {
+		const struct kpmc_thread_total *th = &t->threads[i];
+		int first = 1;
+
+		put(out, len, &used, "%s{\"pid\":%u,\"tid\":%u,\"records\":%llu,\"run_ns\":%llu,\"counts\":{",
+		    i ? "," : "", th->pid, th->tid, (unsigned long long)th->records,
+		    (unsigned long long)th->run_ns);
+		for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+			if (th->counts[c] || (nsets <= 1 && th->set_counts[0][c])) {
+				put(out, len, &used, "%s\"pmc%u\":%llu", first ? "" : ",", c,
+				    (unsigned long long)th->counts[c]);
+				first = 0;
+			}
+		put(out, len, &used, "},\"sets\":[");
+		for (s = 0; s < (nsets > 1 ? nsets : 1); s++) {
+			put(out, len, &used, "%s{\"expid\":%d,\"running_ns\":%llu,\"coverage\":%.4f,\"scaled\":{",
+			    s ? "," : "", s, (unsigned long long)th->set_run_ns[s],
+			    th->run_ns ? (double)th->set_run_ns[s] / (double)th->run_ns : 0.0);
+			first = 1;
+			for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+				if (th->set_counts[s][c]) {
+					put(out, len, &used, "%s\"pmc%u\":%llu", first ? "" : ",", c,
+					    (unsigned long long)kpmc_scale_count(th->set_counts[s][c],
+										 th->run_ns,
+										 th->set_run_ns[s]));
+					first = 0;
+				}
+			put(out, len, &used, "}}");
+		}
+		put(out, len, &used, "]}");
+	}
+	put(out, len, &used, "]}");
+	return used;
+}

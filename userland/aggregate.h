@@ -42,6 +42,13 @@ size_t kpmc_totals_format(const struct kpmc_totals *t, uint32_t counter_mask,
 uint64_t kpmc_scale_count(uint64_t count, uint64_t enabled, uint64_t running);
 
 /*
+ * The JSON summary object (one line): per thread its records, run time,
+ * counts, and per event set the coverage and scaled counts; the lost total.
+ */
+size_t kpmc_totals_format_json(const struct kpmc_totals *t, int nsets, uint64_t lost,
+			       char *out, size_t len);
+
+/*
  * Totals of a multiplexed run: per thread and set, the set's share of the
  * thread's time ("coverage") and each count scaled by enabled/running; then
  * per process. set_mask[s] gives set s's counters.

@@ -63,6 +63,11 @@ static void usage(FILE *f)
 		"             (e.g. -V ipc_milli,instr_per_ms; kpmc -I lists modules)\n"
 		"  -r         take -c as raw (pmcN=...) only\n"
 		"  -L [TEXT]  list this PMU's events (libpfm4), those matching TEXT\n"
+		"  --csv      records as CSV (with -A: totals as CSV)\n"
+		"  --json     records as JSON lines, then a summary object (totals, scaled\n"
+		"             counts and coverage per event set, lost records)\n"
+		"  -w FILE    also save the raw records to FILE\n"
+		"  -R FILE    print records saved with -w (any output form), no kernel needed\n"
 		"  -I         print /proc/kpmc/info and the monitoring modules\n");
 }
 
@@ -253,8 +258,12 @@ static long virtual_counters(char names[KPMC_MAX_VIRT][32], const char *wanted)
 	return mask;
 }
 
+enum out_format { OUT_TABLE, OUT_CSV, OUT_JSON };
+
 struct trace {
 	FILE *out;
+	FILE *raw;			/* -w: the records as read, for -R */
+	enum out_format format;
 	int aggregate;
 	struct kpmc_columns cols;
 	int header_done;
@@ -279,6 +288,14 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 		t->lost += rec->lost;
 	if (rec->kind == KPMC_REC_DETACH && t->detach_tid && (pid_t)rec->tid == t->detach_tid)
 		t->detached = 1;
+	if (t->raw && fwrite(rec, sizeof(*rec), 1, t->raw) != 1 && !t->bad++)
+		fprintf(stderr, "kpmc: writing the raw records failed\n");
+	if (!t->header_done)
+		t->cols.virt_mask = rec->virt_mask & t->virt_wanted;
+	/* JSON ends with a summary: every record counts towards it. */
+	if (t->format == OUT_JSON && !t->aggregate && rec->kind != KPMC_REC_LOST &&
+	    kpmc_totals_add(&t->totals, rec))
+		fprintf(stderr, "kpmc: out of memory aggregating\n");
 	if (t->aggregate) {
 		struct kpmc_record per_cpu;
 
@@ -295,13 +312,23 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 			fprintf(stderr, "kpmc: out of memory aggregating\n");
 		return;
 	}
+	if (t->format == OUT_JSON) {
+		kpmc_format_json_record(&t->cols, rec, line, sizeof(line));
+		fprintf(t->out, "%s\n", line);
+		return;
+	}
 	if (!t->header_done) {
-		t->cols.virt_mask = rec->virt_mask & t->virt_wanted;
-		kpmc_format_header(&t->cols, line, sizeof(line));
+		if (t->format == OUT_CSV)
+			kpmc_format_csv_header(&t->cols, line, sizeof(line));
+		else
+			kpmc_format_header(&t->cols, line, sizeof(line));
 		fprintf(t->out, "%s\n", line);
 		t->header_done = 1;
 	}
-	kpmc_format_row(&t->cols, rec, line, sizeof(line));
+	if (t->format == OUT_CSV)
+		kpmc_format_csv_row(&t->cols, rec, line, sizeof(line));
+	else
+		kpmc_format_row(&t->cols, rec, line, sizeof(line));
 	fprintf(t->out, "%s\n", line);
 }
 
@@ -341,6 +368,148 @@ static int thread_alive(pid_t tid)
 	return stat(path, &st) == 0;
 }
 
+/* After the last record: totals (-A), the JSON summary, the loss report. */
+static void trace_finish(struct trace *t, int system_wide)
+{
+	if (t->format == OUT_JSON) {
+		size_t need = kpmc_totals_format_json(&t->totals, t->cols.nsets, t->lost, NULL, 0) + 1;
+		char *buf = malloc(need);
+
+		if (buf) {
+			kpmc_totals_format_json(&t->totals, t->cols.nsets, t->lost, buf, need);
+			fprintf(t->out, "%s\n", buf);
+			free(buf);
+		}
+		kpmc_totals_free(&t->totals);
+		t->aggregate = 0;
+	}
+	if (t->aggregate && t->format == OUT_CSV) {
+		fprintf(t->out, "pid,tid,expid,records,run_ns,running_ns");
+		for (unsigned int c = 0; c < KPMC_MAX_COUNTERS; c++)
+			if (t->cols.counter_mask & (1u << c))
+				fprintf(t->out, ",pmc%u", c);
+		fputc('\n', t->out);
+		for (size_t i = 0; i < t->totals.nr; i++) {
+			const struct kpmc_thread_total *th = &t->totals.threads[i];
+
+			for (int s = 0; s < (t->cols.nsets > 1 ? t->cols.nsets : 1); s++) {
+				fprintf(t->out, "%u,%u,%d,%llu,%llu,%llu", th->pid, th->tid, s,
+					(unsigned long long)th->set_records[s],
+					(unsigned long long)th->run_ns,
+					(unsigned long long)th->set_run_ns[s]);
+				/* Scaled by enabled/running, like -A's table with several sets. */
+				for (unsigned int c = 0; c < KPMC_MAX_COUNTERS; c++)
+					if (t->cols.counter_mask & (1u << c))
+						fprintf(t->out, ",%llu", (unsigned long long)
+							(t->cols.nsets > 1 ?
+							 kpmc_scale_count(th->set_counts[s][c], th->run_ns,
+									  th->set_run_ns[s]) :
+							 th->counts[c]));
+				fputc('\n', t->out);
+			}
+		}
+		kpmc_totals_free(&t->totals);
+		t->aggregate = 0;
+	}
+	if (t->aggregate && system_wide) {
+		uint64_t sum[KPMC_MAX_COUNTERS] = { 0 }, ns = 0, recs = 0;
+
+		fprintf(t->out, "%7s %7s %12s", "cpu", "records", "counted_ms");
+		for (unsigned int c = 0; c < KPMC_MAX_COUNTERS; c++)
+			if (t->cols.counter_mask & (1u << c))
+				fprintf(t->out, " %13s%u", "pmc", c);
+		fputc('\n', t->out);
+		for (size_t i = 0; i <= t->totals.nr; i++) {
+			const struct kpmc_thread_total *th = &t->totals.threads[i];
+
+			if (i == t->totals.nr)
+				fprintf(t->out, "%7s %7llu %12.3f", "all", (unsigned long long)recs,
+					(double)ns / 1e6);
+			else
+				fprintf(t->out, "%7u %7llu %12.3f", th->tid,
+					(unsigned long long)th->records, (double)th->run_ns / 1e6);
+			for (unsigned int c = 0; c < KPMC_MAX_COUNTERS; c++) {
+				if (!(t->cols.counter_mask & (1u << c)))
+					continue;
+				if (i < t->totals.nr)
+					sum[c] += th->counts[c];
+				fprintf(t->out, " %14llu", (unsigned long long)
+					(i == t->totals.nr ? sum[c] : th->counts[c]));
+			}
+			if (i < t->totals.nr) {
+				ns += th->run_ns;
+				recs += th->records;
+			}
+			fputc('\n', t->out);
+		}
+		kpmc_totals_free(&t->totals);
+	} else if (t->aggregate && t->cols.nsets > 1) {
+		size_t need = kpmc_totals_format_sets(&t->totals, t->cols.nsets, t->cols.set_mask,
+						      NULL, 0) + 1;
+		char *buf = malloc(need);
+
+		if (buf) {
+			kpmc_totals_format_sets(&t->totals, t->cols.nsets, t->cols.set_mask, buf, need);
+			fputs("[Scaled counts: count x enabled / running, per event set]\n", t->out);
+			fputs(buf, t->out);
+			free(buf);
+		}
+		kpmc_totals_free(&t->totals);
+	} else if (t->aggregate) {
+		size_t need = kpmc_totals_format(&t->totals, t->cols.counter_mask, NULL, 0) + 1;
+		char *buf = malloc(need);
+
+		if (buf) {
+			kpmc_totals_format(&t->totals, t->cols.counter_mask, buf, need);
+			fputs(buf, t->out);
+			free(buf);
+		}
+		kpmc_totals_free(&t->totals);
+	}
+	if (t->out != stdout)
+		fclose(t->out);
+	if (t->lost)
+		fprintf(stderr, "kpmc: %llu records lost: the kernel's ring was full (enlarge it with -k)\n",
+			t->lost);
+}
+
+/* -R FILE: format records saved with -w, as if they came from the kernel. */
+static int replay_records(struct trace *t, const char *file, const char *outfile)
+{
+	struct kpmc_record rec;
+	FILE *in = fopen(file, "rb");
+	int system_wide = 0;
+
+	if (!in) {
+		fprintf(stderr, "kpmc: -R %s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	t->out = outfile ? fopen(outfile, "w") : stdout;
+	if (!t->out) {
+		fprintf(stderr, "kpmc: %s: %s\n", outfile, strerror(errno));
+		fclose(in);
+		return 1;
+	}
+	t->virt_wanted = ~0u;
+	while (fread(&rec, sizeof(rec), 1, in) == 1) {
+		/* The columns: every counter and set the records name. */
+		t->cols.counter_mask |= rec.counter_mask;
+		if (rec.set + 1 > t->cols.nsets)
+			t->cols.nsets = rec.set + 1;
+		t->cols.set_mask[rec.set < KPMC_MAX_SETS ? rec.set : 0] |= rec.counter_mask;
+		if (rec.kind == KPMC_REC_CPU)
+			t->cols.system_wide = system_wide = 1;
+		if (rec.kind == KPMC_REC_EBS)
+			t->cols.sampling = 1;
+		trace_record(t, &rec);
+	}
+	fclose(in);
+	trace_finish(t, system_wide);
+	if (t->out != stdout)
+		fclose(t->out);
+	return t->bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *configs[KPMC_MAX_SETS], *outfile = NULL;
@@ -358,7 +527,15 @@ int main(int argc, char **argv)
 	int opt, mon, gate[2] = { -1, -1 }, status = 0, rc = 0, unloaded = 0;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "+c:T:o:Ap:k:SC:XV:rL::Ih")) != -1) {
+	static const struct option longopts[] = {
+		{ "csv", no_argument, NULL, 1 },
+		{ "json", no_argument, NULL, 2 },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *rawfile = NULL, *replay = NULL;
+
+	while ((opt = getopt_long(argc, argv, "+c:T:o:Ap:k:SC:XV:rL::w:R:Ih", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			if (nconfigs == KPMC_MAX_SETS) {
@@ -423,6 +600,18 @@ int main(int argc, char **argv)
 		case 'r':
 			raw_only = 1;
 			break;
+		case 1:
+			t.format = OUT_CSV;
+			break;
+		case 2:
+			t.format = OUT_JSON;
+			break;
+		case 'w':
+			rawfile = optarg;
+			break;
+		case 'R':
+			replay = optarg;
+			break;
 		case 'L':
 			/* -L or -LFILTER, or -L FILTER as the last argument. */
 			if (!optarg && optind < argc && argv[optind][0] != '-')
@@ -438,6 +627,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (replay)
+		return replay_records(&t, replay, outfile);
 	if ((cpus[0] != 'a' || exclude_idle) && !system_wide) {
 		fprintf(stderr, "kpmc: -C and -X go with -S (system-wide)\n");
 		return 2;
@@ -496,6 +687,13 @@ int main(int argc, char **argv)
 	}
 	fclose(f);
 
+	if (rawfile) {
+		t.raw = fopen(rawfile, "wb");
+		if (!t.raw) {
+			fprintf(stderr, "kpmc: -w %s: %s\n", rawfile, strerror(errno));
+			return 1;
+		}
+	}
 	t.cols.system_wide = system_wide;
 	virt_mask = virtual_counters(virt_names, virt_wanted);
 	if (virt_mask < 0)
@@ -617,66 +815,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kpmc: monitoring ended: the kpmc module was unloaded\n");
 	close(mon);
 
-	if (t.aggregate && system_wide) {
-		uint64_t sum[KPMC_MAX_COUNTERS] = { 0 }, ns = 0, recs = 0;
-
-		fprintf(t.out, "%7s %7s %12s", "cpu", "records", "counted_ms");
-		for (unsigned int c = 0; c < KPMC_MAX_COUNTERS; c++)
-			if (t.cols.counter_mask & (1u << c))
-				fprintf(t.out, " %13s%u", "pmc", c);
-		fputc('\n', t.out);
-		for (size_t i = 0; i <= t.totals.nr; i++) {
-			const struct kpmc_thread_total *th = &t.totals.threads[i];
-
-			if (i == t.totals.nr)
-				fprintf(t.out, "%7s %7llu %12.3f", "all", (unsigned long long)recs,
-					(double)ns / 1e6);
-			else
-				fprintf(t.out, "%7u %7llu %12.3f", th->tid,
-					(unsigned long long)th->records, (double)th->run_ns / 1e6);
-			for (unsigned int c = 0; c < KPMC_MAX_COUNTERS; c++) {
-				if (!(t.cols.counter_mask & (1u << c)))
-					continue;
-				if (i < t.totals.nr)
-					sum[c] += th->counts[c];
-				fprintf(t.out, " %14llu", (unsigned long long)
-					(i == t.totals.nr ? sum[c] : th->counts[c]));
-			}
-			if (i < t.totals.nr) {
-				ns += th->run_ns;
-				recs += th->records;
-			}
-			fputc('\n', t.out);
-		}
-		kpmc_totals_free(&t.totals);
-	} else if (t.aggregate && t.cols.nsets > 1) {
-		size_t need = kpmc_totals_format_sets(&t.totals, t.cols.nsets, t.cols.set_mask,
-						      NULL, 0) + 1;
-		char *buf = malloc(need);
-
-		if (buf) {
-			kpmc_totals_format_sets(&t.totals, t.cols.nsets, t.cols.set_mask, buf, need);
-			fputs("[Scaled counts: count x enabled / running, per event set]\n", t.out);
-			fputs(buf, t.out);
-			free(buf);
-		}
-		kpmc_totals_free(&t.totals);
-	} else if (t.aggregate) {
-		size_t need = kpmc_totals_format(&t.totals, t.cols.counter_mask, NULL, 0) + 1;
-		char *buf = malloc(need);
-
-		if (buf) {
-			kpmc_totals_format(&t.totals, t.cols.counter_mask, buf, need);
-			fputs(buf, t.out);
-			free(buf);
-		}
-		kpmc_totals_free(&t.totals);
-	}
-	if (t.out != stdout)
-		fclose(t.out);
-	if (t.lost)
-		fprintf(stderr, "kpmc: %llu records lost: the kernel's ring was full (enlarge it with -k)\n",
-			t.lost);
+	trace_finish(&t, system_wide);
+	if (t.raw)
+		fclose(t.raw);
 	rc = attach ? 0 : child_status(status);
 	return t.bad ? 1 : rc;
 }

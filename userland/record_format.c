@@ -261,3 +261,94 @@ int kpmc_format_mappings(const char *normalized, char *out, size_t len,
 			return -1;
 	return (int)used;
 }
+
+static const char *virt_name(const struct kpmc_columns *cols, unsigned int i, char *buf, size_t len)
+{
+	if (cols->virt_names[i])
+		return cols->virt_names[i];
+	snprintf(buf, len, "virt%u", i);
+	return buf;
+}
+
+int kpmc_format_csv_header(const struct kpmc_columns *cols, char *out, size_t len)
+{
+	size_t used = 0;
+	unsigned int i;
+	char name[16];
+
+	if (len)
+		out[0] = '\0';
+	put(out, len, &used, "nsample,pid,tid,cpu,event,expid,period,run_ns,lost");
+	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
+		if (cols->counter_mask & (1u << i))
+			put(out, len, &used, ",pmc%u", i);
+	for (i = 0; i < KPMC_MAX_VIRT; i++)
+		if (cols->virt_mask & (1u << i))
+			put(out, len, &used, ",%s", virt_name(cols, i, name, sizeof(name)));
+	return (int)used;
+}
+
+int kpmc_format_csv_row(const struct kpmc_columns *cols, const struct kpmc_record *rec,
+			char *out, size_t len)
+{
+	size_t used = 0;
+	unsigned int i;
+	char kind[16];
+
+	if (len)
+		out[0] = '\0';
+	put(out, len, &used, "%llu,%u,%u,%u,%s,%u,%llu,%llu,%llu",
+	    (unsigned long long)rec->nsample, rec->pid, rec->tid, rec->cpu,
+	    kpmc_record_kind_name(rec->kind, kind, sizeof(kind)), rec->set,
+	    (unsigned long long)rec->period, (unsigned long long)rec->run_ns,
+	    (unsigned long long)rec->lost);
+	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
+		if (cols->counter_mask & (1u << i)) {
+			if (rec->counter_mask & (1u << i))
+				put(out, len, &used, ",%llu", (unsigned long long)rec->counts[i]);
+			else
+				put(out, len, &used, ",");
+		}
+	for (i = 0; i < KPMC_MAX_VIRT; i++)
+		if (cols->virt_mask & (1u << i)) {
+			if (rec->virt_mask & (1u << i))
+				put(out, len, &used, ",%llu", (unsigned long long)rec->virt[i]);
+			else
+				put(out, len, &used, ",");
+		}
+	return (int)used;
+}
+
+int kpmc_format_json_record(const struct kpmc_columns *cols, const struct kpmc_record *rec,
+			    char *out, size_t len)
+{
+	size_t used = 0;
+	unsigned int i;
+	char kind[16], name[16];
+	int first = 1;
+
+	if (len)
+		out[0] = '\0';
+	put(out, len, &used,
+	    "{\"type\":\"record\",\"nsample\":%llu,\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"event\":\"%s\",\"expid\":%u,\"period\":%llu,\"run_ns\":%llu,\"lost\":%llu,\"counts\":{",
+	    (unsigned long long)rec->nsample, rec->pid, rec->tid, rec->cpu,
+	    kpmc_record_kind_name(rec->kind, kind, sizeof(kind)), rec->set,
+	    (unsigned long long)rec->period, (unsigned long long)rec->run_ns,
+	    (unsigned long long)rec->lost);
+	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
+		if (rec->counter_mask & (1u << i)) {
+			put(out, len, &used, "%s\"pmc%u\":%llu", first ? "" : ",", i,
+			    (unsigned long long)rec->counts[i]);
+			first = 0;
+		}
+	put(out, len, &used, "},\"virt\":{");
+	first = 1;
+	for (i = 0; i < KPMC_MAX_VIRT; i++)
+		if (rec->virt_mask & (1u << i) && (cols->virt_mask & (1u << i))) {
+			put(out, len, &used, "%s\"%s\":%llu", first ? "" : ",",
+			    virt_name(cols, i, name, sizeof(name)), (unsigned long long)rec->virt[i]);
+			first = 0;
+		}
+	put(out, len, &used, "}}");
+	return (int)used;
+}

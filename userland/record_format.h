@@ -32,6 +32,19 @@ int kpmc_format_row(const struct kpmc_columns *cols, const struct kpmc_record *r
 		    char *out, size_t len);
 
 /*
+ * Machine-readable forms, one record per line. CSV columns (stable):
+ * nsample,pid,tid,cpu,event,expid,period,run_ns,lost, then pmcN for the
+ * counters of cols, then the virtual counters by name (or virtN); empty
+ * cells where a record has no value. JSON: one object per line,
+ * {"type":"record",...,"counts":{"pmc0":N,...},"virt":{"name":N,...}}.
+ */
+int kpmc_format_csv_header(const struct kpmc_columns *cols, char *out, size_t len);
+int kpmc_format_csv_row(const struct kpmc_columns *cols, const struct kpmc_record *rec,
+			char *out, size_t len);
+int kpmc_format_json_record(const struct kpmc_columns *cols, const struct kpmc_record *rec,
+			    char *out, size_t len);
+
+/*
  * The "[Event-to-counter mappings]" lines for a normalized configuration
  * ("pmc0=0x11,usr0=1,os0=0,pmc1=0x8,...,tbs=100,ebs0=P"); fills the counter
  * mask and the sampling flag of cols.

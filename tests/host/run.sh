@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Host tests of the CLI's output forms: a generated record stream, formatted
+# by kpmc -R as table, CSV and JSON, checked by check_outputs.py.
+#   tests/host/run.sh KPMC OUTDIR  -> OUTDIR/result "PASSED FAILED"
+set -uo pipefail
+kpmc=${1:?usage: run.sh KPMC OUTDIR}
+out=${2:?}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out"
+rm -f "$out/result"
+gcc -std=gnu11 -Wall -Wextra -Werror -I"$top/include" -o "$out/gen_records" "$top/tests/host/gen_records.c" || {
+	echo "0 1" >"$out/result"; exit 1; }
+"$out/gen_records" >"$out/records.bin"
+"$kpmc" -R "$out/records.bin" --csv >"$out/records.csv" &&
+	"$kpmc" -R "$out/records.bin" --csv -A >"$out/totals.csv" &&
+	"$kpmc" -R "$out/records.bin" --json >"$out/records.jsonl" &&
+	"$kpmc" -R "$out/records.bin" -A >"$out/table.txt"
+rc=$?
+if [ $rc -eq 0 ] && python3 "$top/tests/host/check_outputs.py" "$out"; then
+	echo "1 0" >"$out/result"
+else
+	echo "kpmc -R exited $rc or the outputs disagree"
+	echo "0 1" >"$out/result"
+	exit 1
+fi
