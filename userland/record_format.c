@@ -2,6 +2,7 @@
 #include "record_format.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,30 @@ static void put(char *out, size_t len, size_t *used, const char *fmt, ...)
 		*used += (size_t)n;
 }
 
+/* The counter then virtual-counter cells of a row: aligned, or CSV. */
+static void put_values(const struct kpmc_columns *cols, const struct kpmc_record *rec, bool csv,
+		       char *out, size_t len, size_t *used)
+{
+	unsigned int i;
+
+	for (i = 0; i < KPMC_MAX_COUNTERS + KPMC_MAX_VIRT; i++) {
+		bool virt = i >= KPMC_MAX_COUNTERS;
+		unsigned int b = virt ? i - KPMC_MAX_COUNTERS : i;
+		bool shown = (virt ? cols->virt_mask : cols->counter_mask) & (1u << b);
+		bool has = (virt ? rec->virt_mask : rec->counter_mask) & (1u << b);
+		unsigned long long v = virt ? rec->virt[b] : rec->counts[b];
+
+		if (!shown)
+			continue;
+		if (has)
+			put(out, len, used, csv ? ",%llu" : " %14llu", v);
+		else if (csv)
+			put(out, len, used, ",");
+		else
+			put(out, len, used, " %14s", "-");
+	}
+}
+
 int kpmc_format_header(const struct kpmc_columns *cols, char *out, size_t len)
 {
 	size_t used = 0;
@@ -97,7 +122,6 @@ int kpmc_format_row(const struct kpmc_columns *cols, const struct kpmc_record *r
 		    char *out, size_t len)
 {
 	size_t used = 0;
-	unsigned int i;
 	char kind[16];
 
 	if (len)
@@ -122,20 +146,7 @@ int kpmc_format_row(const struct kpmc_columns *cols, const struct kpmc_record *r
 		else
 			put(out, len, &used, " %12s", "-");
 	}
-	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
-		if (cols->counter_mask & (1u << i)) {
-			if (rec->counter_mask & (1u << i))
-				put(out, len, &used, " %14llu", (unsigned long long)rec->counts[i]);
-			else
-				put(out, len, &used, " %14s", "-");
-		}
-	for (i = 0; i < KPMC_MAX_VIRT; i++)
-		if (cols->virt_mask & (1u << i)) {
-			if (rec->virt_mask & (1u << i))
-				put(out, len, &used, " %14llu", (unsigned long long)rec->virt[i]);
-			else
-				put(out, len, &used, " %14s", "-");
-		}
+	put_values(cols, rec, false, out, len, &used);
 	return (int)used;
 }
 
@@ -292,7 +303,6 @@ int kpmc_format_csv_row(const struct kpmc_columns *cols, const struct kpmc_recor
 			char *out, size_t len)
 {
 	size_t used = 0;
-	unsigned int i;
 	char kind[16];
 
 	if (len)
@@ -302,20 +312,7 @@ int kpmc_format_csv_row(const struct kpmc_columns *cols, const struct kpmc_recor
 	    kpmc_record_kind_name(rec->kind, kind, sizeof(kind)), rec->set,
 	    (unsigned long long)rec->period, (unsigned long long)rec->run_ns,
 	    (unsigned long long)rec->lost);
-	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
-		if (cols->counter_mask & (1u << i)) {
-			if (rec->counter_mask & (1u << i))
-				put(out, len, &used, ",%llu", (unsigned long long)rec->counts[i]);
-			else
-				put(out, len, &used, ",");
-		}
-	for (i = 0; i < KPMC_MAX_VIRT; i++)
-		if (cols->virt_mask & (1u << i)) {
-			if (rec->virt_mask & (1u << i))
-				put(out, len, &used, ",%llu", (unsigned long long)rec->virt[i]);
-			else
-				put(out, len, &used, ",");
-		}
+	put_values(cols, rec, true, out, len, &used);
 	return (int)used;
 }
 
