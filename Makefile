@@ -33,7 +33,7 @@ module:
 	scripts/build-module.sh $(or $(ARCH),$(shell uname -m | sed 's/aarch64/arm64/')) $(BUILD)/custom $(KDIR)
 
 userland:
-	$(MAKE) -C userland OUT=$(BUILD)/host CC=gcc
+	$(MAKE) -C userland OUT=$(BUILD)/host CC=gcc all top
 	$(MAKE) -C userland OUT=$(BUILD)/arm64/bin CC="$(CROSS_arm64)gcc -static"
 	$(MAKE) -C userland OUT=$(BUILD)/x86_64/bin CC="gcc -static"
 

@@ -346,6 +346,9 @@ static int drain(int fd, struct trace *t)
 			return 0;
 		for (i = 0; i < n / (ssize_t)sizeof(recs[0]); i++)
 			trace_record(t, &recs[i]);
+		/* A reader of -w (kpmc-top) sees records as they come. */
+		if (t->raw)
+			fflush(t->raw);
 	}
 }
 
