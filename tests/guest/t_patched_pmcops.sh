@@ -7,12 +7,13 @@ grep -q '^hooks: pmc_ops' /proc/kpmc/info || r="hooks: $(grep hooks: /proc/kpmc/
 verdict patched_hooks_pmc_ops "$r"
 
 # Switch, fork, exec and exit notifications: per-thread context switches of
-# two threads handing a byte back and forth 1,000 times, as on a stock kernel.
+# two threads handing a byte back and forth 1,000 times, as on a stock kernel
+# (at least one per round; timer preemptions, host-load dependent, add a few).
 r=""
 kpmc -A -c "pmc0=0x100000003,os0=1" -- "$BIN/yield" 1000 >$OUT/pyield.txt 2>&1 || r="kpmc failed: $(tail -n 3 $OUT/pyield.txt);"
-n=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $4 >= 1000 && $4 <= 1005 { n++ } END { print n + 0 }' $OUT/pyield.txt)
+n=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $4 >= 1000 && $4 <= 1050 { n++ } END { print n + 0 }' $OUT/pyield.txt)
 echo "pmc_ops yield: $(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { printf "%s ", $4 }' $OUT/pyield.txt)"
-[ "$n" -eq 2 ] || r="$r $n threads with 1000..1005 switches: $(cat $OUT/pyield.txt);"
+[ "$n" -eq 2 ] || r="$r $n threads with 1000..1050 switches: $(cat $OUT/pyield.txt);"
 # 400 short-lived threads are all followed, and all state is freed.
 kpmc -A -c "pmc0=0x100000003,os0=1" -- "$BIN/spawnmany" 400 1000 >$OUT/pspawn.txt 2>&1 || r="$r spawnmany failed;"
 rows=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/' $OUT/pspawn.txt | wc -l)

@@ -22,13 +22,15 @@ read -r le </proc/kpmc/last_error
 verdict x86_clear_errors "$r"
 
 # Software events per thread: two threads hand a byte back and forth 1,000
-# times; each is switched in once per round (+ its start). Context switches
+# times; each is switched in at least once per round (+ its start), and a
+# few more times when the timer preempts it: x86 guests run without icount,
+# so that depends on the host's load (up to 5% allowed). Context switches
 # are counted in the kernel, hence os0=1.
 r=""
 kpmc -A -c "pmc0=0x100000003,os0=1" -- "$BIN/yield" 1000 >$OUT/yield.txt 2>&1 || r="kpmc failed: $(tail -n 3 $OUT/yield.txt);"
-n=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $4 >= 1000 && $4 <= 1005 { n++ } END { print n + 0 }' $OUT/yield.txt)
+n=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $4 >= 1000 && $4 <= 1050 { n++ } END { print n + 0 }' $OUT/yield.txt)
 echo "yield: $(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { printf "%s ", $4 }' $OUT/yield.txt)"
-[ "$n" -eq 2 ] || r="$r $n threads with 1000..1005 context switches, expected 2: $(cat $OUT/yield.txt);"
+[ "$n" -eq 2 ] || r="$r $n threads with 1000..1050 context switches, expected 2: $(cat $OUT/yield.txt);"
 verdict x86_perf_backend_software_events_per_thread "$r"
 
 # System-wide through the perf backend: the CPU's context switches while two
