@@ -20,9 +20,12 @@ self=$(sed -n 's/^sleepyield run_ns=\([0-9]*\).*/\1/p' $OUT/ss.txt)
 echo "schedstats: run_ns $run (thread's own schedstat $self), voluntary switches $vol"
 [ "$vol" -ge 20 ] || r="$r only $vol voluntary switches for 20 sleeps;"
 # The module samples se.sum_exec_runtime, which lags by up to a tick (4 ms);
-# the program read its schedstat a moment before it exited.
-[ -n "$self" ] && awk -v a=$run -v b=$self 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 10000000) }' ||
-	r="$r run time $run vs schedstat '$self': more than 10 ms apart;"
+# the program read its schedstat a moment before it exited. Exact time on
+# arm64 (icount); x86 runs in real time, stretched by the host's load.
+tol=10000000
+[ "$(uname -m)" = x86_64 ] && tol=50000000
+[ -n "$self" ] && awk -v a=$run -v b=$self -v t=$tol 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }' ||
+	r="$r run time $run vs schedstat '$self': more than $tol ns apart;"
 verdict modules_schedstats_vs_schedstat "$r"
 
 # Switch modules (all of them) while a monitored program runs: no oops, no

@@ -38,10 +38,12 @@ kill $lp
 wait $kp
 set -- $(echo "$line" | sed -n 's/.*err \(-*[0-9]*\) valid \(0x[0-9a-f]*\) .* run_ns \([0-9]*\)$/\1 \2 \3/p')
 echo "in-kernel API: err=$1 valid=$2 run_ns=$3 (the kernel's own runtime a moment later: $sched)"
-# kpmc's figure stops at the thread's last fold (switch or 50 ms timer).
+# kpmc's figure stops at the thread's last fold (switch or 50 ms timer), and
+# the kernel's was read after the module's load (real time on x86: the
+# host's load stretches it): at most the kernel's, at least half of it.
 [ "$1" = 0 ] && [ "$2" = 0x8 ] && [ -n "$3" ] && [ -n "$sched" ] && [ "$3" -gt 0 ] &&
-	[ "$3" -le "$sched" ] && [ $((sched - $3)) -le 100000000 ] ||
-	r="$r monitored thread: '$line' vs runtime $sched (want err 0, valid 0x8, run_ns within 100 ms below);"
+	[ "$3" -le "$sched" ] && [ $(($3 * 2)) -ge "$sched" ] ||
+	r="$r monitored thread: '$line' vs runtime $sched (want err 0, valid 0x8, run_ns in [runtime/2, runtime]);"
 insmod /kpmc_query.ko pid=1 && rmmod kpmc_query
 dmesg | grep -q "kpmc_query: pid 1: err -61 valid 0x0" || r="$r unmonitored pid 1: $(dmesg | grep 'kpmc_query: pid 1:' | tail -n1);"
 verdict patched_in_kernel_metric_api "$r"
