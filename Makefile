@@ -33,7 +33,7 @@ module:
 	scripts/build-module.sh $(or $(ARCH),$(shell uname -m | sed 's/aarch64/arm64/')) $(BUILD)/custom $(KDIR)
 
 userland:
-	$(MAKE) -C userland OUT=$(BUILD)/host CC=gcc all top
+	$(MAKE) -C userland OUT=$(BUILD)/host CC=gcc all top lib
 	$(MAKE) -C userland OUT=$(BUILD)/arm64/bin CC="$(CROSS_arm64)gcc -static"
 	$(MAKE) -C userland OUT=$(BUILD)/x86_64/bin CC="gcc -static"
 
@@ -44,6 +44,8 @@ progs:
 		for p in $(PROGS); do \
 			$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/$$p tests/progs/$$p.c -lpthread || exit 1; \
 		done; \
+		$$cc -static $(USER_CFLAGS) -Iinclude -Iuserland/libkpmc/include -o $(BUILD)/$$a/progs/regions \
+			tests/progs/regions.c userland/libkpmc/libkpmc.c -lpthread || exit 1; \
 	done
 
 # The guest's root tree: module, CLI, test programs, guest test scripts.

@@ -242,6 +242,25 @@ static int last_error_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* ---- self: the calling thread's counts, binary (struct kpmc_self_counts) ---- */
+
+static ssize_t self_read(struct file *f, char __user *buf, size_t len, loff_t *ppos)
+{
+	struct kpmc_thread *t = kpmc_thread_of_current(false);
+	struct kpmc_self_counts sc;
+
+	if (len < sizeof(sc))
+		return -EINVAL;
+	if (!t || kpmc_thread_read_self(t, &sc)) {
+		if (t)
+			kpmc_reject(t, "self", "this thread is not monitored (write 1 to enable first)");
+		return -ENODATA;
+	}
+	if (copy_to_user(buf, &sc, sizeof(sc)))
+		return -EFAULT;
+	return sizeof(sc);
+}
+
 /* ---- monitor ---- */
 
 static int monitor_open(struct inode *inode, struct file *f)
@@ -396,6 +415,11 @@ static const struct proc_ops last_error_ops = {
 	.proc_lseek = seq_lseek, .proc_release = single_release,
 };
 
+static const struct proc_ops self_ops = {
+	.proc_read = self_read,
+	.proc_lseek = noop_llseek,
+};
+
 static const struct proc_ops monitor_ops = {
 	.proc_open = monitor_open, .proc_release = monitor_release,
 	.proc_read = monitor_read, .proc_write = monitor_write, .proc_poll = monitor_poll,
@@ -421,6 +445,7 @@ int kpmc_proc_init(void)
 	    !proc_create("config", 0666, kpmc_dir, &config_ops) ||
 	    !proc_create("enable", 0222, kpmc_dir, &enable_ops) ||
 	    !proc_create("last_error", 0444, kpmc_dir, &last_error_ops) ||
+	    !proc_create("self", 0444, kpmc_dir, &self_ops) ||
 	    !proc_create("monitor", 0666, kpmc_dir, &monitor_ops) ||
 	    !proc_create("mm_manager", 0644, kpmc_dir, &mm_manager_ops)) {
 		proc_remove(kpmc_dir);

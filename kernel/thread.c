@@ -591,6 +591,33 @@ int kpmc_thread_start_self(struct kpmc_thread *t)
 	return 0;
 }
 
+/* The caller's own counts, folded now: the read path of self-monitoring. */
+int kpmc_thread_read_self(struct kpmc_thread *t, struct kpmc_self_counts *out)
+{
+	struct kpmc_cpu *c;
+	const struct kpmc_hw_config *hw;
+	unsigned long flags;
+	unsigned int i;
+
+	memset(out, 0, sizeof(*out));
+	local_irq_save(flags);
+	if (t->state != KPMC_COUNTING) {
+		local_irq_restore(flags);
+		return -ENODATA;
+	}
+	c = this_cpu_ptr(&kpmc_cpus);
+	if (c->cur == t && fold(c, t, ktime_get_ns()))
+		sampling_take(c, t, true);
+	hw = thw(t);
+	out->counter_mask = hw->mask;
+	out->set = t->set;
+	out->run_ns = t->total_run_ns + t->run_ns;
+	for (i = 0; i < hw->nr; i++)
+		out->counts[hw->slot[i]] = t->total[hw->slot[i]] + t->acc[i];
+	local_irq_restore(flags);
+	return 0;
+}
+
 int kpmc_thread_stop_self(struct kpmc_thread *t)
 {
 	unsigned long flags;

@@ -50,4 +50,15 @@ struct kpmc_record {
 	__u64 virt[KPMC_MAX_VIRT];
 };
 
+/*
+ * What a read() of /proc/kpmc/self returns: the calling thread's counts since
+ * its monitoring began, folded at the read (exact up to the read itself).
+ */
+struct kpmc_self_counts {
+	__u32 counter_mask;	/* bit N set: counts[N] holds pmcN */
+	__u32 set;		/* the event set counting now */
+	__u64 run_ns;		/* on-CPU time monitored */
+	__u64 counts[KPMC_MAX_COUNTERS];
+};
+
 #endif /* _UAPI_LINUX_KPMC_H */

@@ -154,6 +154,7 @@ struct kpmc_thread_metrics {
 	u64 run_ns;
 };
 int kpmc_thread_metrics(struct task_struct *task, struct kpmc_thread_metrics *m);
+int kpmc_thread_read_self(struct kpmc_thread *t, struct kpmc_self_counts *out);
 extern atomic_t kpmc_threads_lost;
 void kpmc_shared_config_put(struct kpmc_shared_config *c);
 
