@@ -98,9 +98,11 @@ int kpmc_mm_activate(unsigned int index)
 			goto out;
 	}
 	prev = rcu_dereference_protected(kpmc_mm_current, lockdep_is_held(&kpmc_mm_lock));
-	/* The epoch first: a sample that sees next also sees the new epoch. */
+	/*
+	 * The epoch first: rcu_assign_pointer() is a release, so a sample that
+	 * sees next also sees the new epoch.
+	 */
 	WRITE_ONCE(kpmc_mm_epoch, kpmc_mm_epoch + 1);
-	smp_wmb();
 	rcu_assign_pointer(kpmc_mm_current, next);
 	WRITE_ONCE(kpmc_mm_current_index, index);
 	synchronize_rcu();
