@@ -15,9 +15,10 @@ verdict arm64_info "$r"
 [ -n "$r" ] && cat /proc/kpmc/info
 
 # Exact differential count, single thread; also the exit status passes through.
-# Each figure is the smaller of two runs: about once in twenty boots a run
-# counts 2 more user instructions on both counters, an emulation artifact
-# not pinned down yet (it only ever adds); the minimum is stable.
+# Each figure is the smaller of two runs: now and then a run counts a few
+# more user instructions on both counters -- an LL/SC retry in libc's start-up
+# or exit (see LLSC_SLACK in lib.sh); it only ever adds, so the minimum of two
+# runs is the program's exact count (unless both runs retried: rarer still).
 run_single() { # ITER OUTFILE
 	kpmc -A -c "$CFG" -- "$BIN/loop" "$1" >"$2" 2>"$2.err"
 }

@@ -21,9 +21,9 @@ n=$(trace_count $OUT/ebs0.txt ebs)
 bad=$(ebs_rows $OUT/ebs0.txt | awk -v p=$P '$1 != p || $2 < p || $2 > p + 8 { n++ } END { print n + 0 }')
 [ "$bad" -eq 0 ] || r="$r $bad ebs records with period != $P or pmc0 outside [$P, $P+8]: $(ebs_rows $OUT/ebs0.txt | head -n 3 | tr '\n' ';')"
 sum=$(trace_sum $OUT/ebs0.txt 6)
-[ "$sum" -eq $TOTAL ] || r="$r pmc0 records sum to $sum, not $TOTAL;"
+[ "$sum" -ge $TOTAL ] && [ "$sum" -le $((TOTAL + LLSC_SLACK)) ] || r="$r pmc0 records sum to $sum, not $TOTAL (+LL/SC retries);"
 sum=$(trace_sum $OUT/ebs0.txt 7)
-[ "$sum" -eq $TOTAL ] || r="$r pmc1 records sum to $sum, not $TOTAL;"
+[ "$sum" -ge $TOTAL ] && [ "$sum" -le $((TOTAL + LLSC_SLACK)) ] || r="$r pmc1 records sum to $sum, not $TOTAL (+LL/SC retries);"
 echo "ebs0: $n records, first: $(ebs_rows $OUT/ebs0.txt | head -n 2 | tr '\n' ';')"
 verdict arm64_ebs_cycle_counter_exact "$r"
 [ -n "$r" ] && head -n 20 $OUT/ebs0.txt
@@ -42,7 +42,7 @@ n=$(trace_count $OUT/ebs1.txt ebs)
 bad=$(awk '$4 == "ebs" { print $5, $6 }' $OUT/ebs1.txt | awk -v p=$P '$1 != p || $2 < p || $2 > p + 50000000 { n++ } END { print n + 0 }')
 [ "$bad" -eq 0 ] || r="$r $bad ebs records outside [P, P+5e7];"
 sum=$(trace_sum $OUT/ebs1.txt 6)
-[ "$sum" -eq $T4 ] || r="$r pmc1 records sum to $sum, not $T4;"
+[ "$sum" -ge $T4 ] && [ "$sum" -le $((T4 + LLSC_SLACK)) ] || r="$r pmc1 records sum to $sum, not $T4 (+LL/SC retries);"
 echo "ebs1: $n records, first: $(awk '$4 == "ebs" { print $5, $6 }' $OUT/ebs1.txt | head -n 3 | tr '\n' ';')"
 verdict arm64_ebs_event_counter_bounded "$r"
 
