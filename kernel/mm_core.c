@@ -32,20 +32,15 @@ void kpmc_mm_thread_start(struct kpmc_thread *t)
 	rcu_read_unlock();
 }
 
-void kpmc_mm_sample(struct kpmc_sample *s)
+void kpmc_mm_sample(struct kpmc_sample *s, struct kpmc_thread *t)
 {
 	const struct kpmc_monitoring_module *mm;
 
 	rcu_read_lock();
 	mm = rcu_dereference(kpmc_mm_current);
-	if (s->task) {
-		struct kpmc_thread *t = container_of(s->scratch, struct kpmc_thread, mm_scratch[0]);
-		unsigned int epoch = READ_ONCE(kpmc_mm_epoch);
-
-		/* Activated since this thread's baseline: start it now. */
-		if (t->mm_epoch != epoch)
-			thread_start_locked(mm, t, epoch);
-	}
+	/* Activated since this thread's baseline: start it now. */
+	if (t && t->mm_epoch != READ_ONCE(kpmc_mm_epoch))
+		thread_start_locked(mm, t, READ_ONCE(kpmc_mm_epoch));
 	if (mm && mm->on_sample)
 		mm->on_sample(s);
 	rcu_read_unlock();

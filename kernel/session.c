@@ -204,7 +204,7 @@ void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 	s.run_ns = run_ns;
 	for (i = 0; i < hw->nr; i++)
 		s.counts[hw->slot[i]] = acc[i];
-	kpmc_mm_sample(&s);
+	kpmc_mm_sample(&s, t);
 
 	memset(rec, 0, sizeof(*rec));
 	rec->version = KPMC_RECORD_VERSION;

@@ -95,6 +95,17 @@ static void put_counter_names(char *out, size_t len, size_t *used, uint32_t mask
 	put(out, len, used, "\n");
 }
 
+/* Is thread i the first (lowest tid) of its process in t? */
+static int first_of_process(const struct kpmc_totals *t, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (t->threads[j].pid == t->threads[i].pid)
+			return 0;
+	return 1;
+}
+
 static void put_counts(char *out, size_t len, size_t *used, uint32_t mask,
 		       const uint64_t *counts)
 {
@@ -127,11 +138,8 @@ size_t kpmc_totals_format(const struct kpmc_totals *t, uint32_t counter_mask,
 	for (i = 0; i < t->nr; i++) {
 		uint64_t sum[KPMC_MAX_COUNTERS] = { 0 }, records = 0;
 		uint32_t pid = t->threads[i].pid;
-		int seen = 0;
 
-		for (j = 0; j < i && !seen; j++)
-			seen = t->threads[j].pid == pid;
-		if (seen)
+		if (!first_of_process(t, i))
 			continue;
 		for (j = i; j < t->nr; j++) {
 			if (t->threads[j].pid != pid)
@@ -208,11 +216,8 @@ size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
 	/* Per process: each thread's scaled counts added up. */
 	for (i = 0; i < t->nr; i++) {
 		uint32_t pid = t->threads[i].pid;
-		int seen = 0;
 
-		for (j = 0; j < i && !seen; j++)
-			seen = t->threads[j].pid == pid;
-		if (seen)
+		if (!first_of_process(t, i))
 			continue;
 		for (s = 0; s < nsets; s++) {
 			uint64_t sum[KPMC_MAX_COUNTERS] = { 0 }, records = 0, running = 0, enabled = 0;

@@ -12,14 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void spin(unsigned long n)
-{
-#if defined(__aarch64__)
-	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-#else
-	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
-#endif
-}
+#include "spin.h"
 
 static void *thread_main(void *arg)
 {

@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include <uapi/linux/kpmc.h>
 
+#include "spin.h"
+
 static void put(int fd, const char *file, const char *s)
 {
 	char path[64];
@@ -56,11 +58,7 @@ int main(int argc, char **argv)
 	put(mon, "monitor", req);
 	put(-1, "config", "pmc0,ebs0=100000");
 	put(-1, "enable", "1");
-#if defined(__aarch64__)
-	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-#else
-	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
-#endif
+	spin(n);
 	put(-1, "enable", "0");
 	while ((got = read(mon, rec, sizeof(rec))) > 0) {
 		for (size_t i = 0; i < (size_t)got / sizeof(rec[0]); i++) {

@@ -8,17 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "spin.h"
+
 static unsigned long iterations;
 
 static void *worker(void *arg)
 {
 	unsigned long n = iterations;
 
-#if defined(__aarch64__)
-	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-#else
-	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
-#endif
+	spin(n);
 	return arg;
 }
 

@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <uapi/linux/kpmc.h>
 
+#include "spin.h"
+
 static int mon;
 static volatile int stopped;
 static unsigned long records, wakeups, detach;
@@ -82,11 +84,7 @@ int main(int argc, char **argv)
 		return 1;
 	put("config", "pmc0,tbs=1");
 	put("enable", "1");
-#if defined(__aarch64__)
-	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-#else
-	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
-#endif
+	spin(n);
 	put("enable", "0");
 	pthread_join(th, NULL);
 	printf("wakeups records=%lu wakeups=%lu detach=%lu\n", records, wakeups, detach);

@@ -199,7 +199,8 @@ void kpmc_sessions_exit(void);
 /* mm_core.c */
 int kpmc_mm_index(void);
 int kpmc_mm_activate(unsigned int index);
-void kpmc_mm_sample(struct kpmc_sample *s);
+/* t: the thread the sample is for, NULL for a CPU's (system-wide) sample. */
+void kpmc_mm_sample(struct kpmc_sample *s, struct kpmc_thread *t);
 void kpmc_mm_thread_start(struct kpmc_thread *t);
 int kpmc_mm_available(unsigned int index, char *why, size_t len);
 const struct kpmc_monitoring_module *kpmc_mm_active(void);
