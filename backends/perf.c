@@ -15,14 +15,25 @@
  * value, so the core folds per-thread deltas exactly as with a direct PMU.
  * Reads do what perf_event_read_local() does (not exported to modules): on
  * the event's own CPU with IRQs off, update the count from the PMU if the
- * event is on it, then read the count. Event-based sampling is not offered
- * by this backend.
+ * event is on it, then read the count.
+ *
+ * Event-based sampling: the sampling slot's events are perf sampling events
+ * with kpmc's overflow handler. perf counts the period down in
+ * hw.period_left; since a per-CPU event also counts other threads, whenever
+ * the core sets the sampling counter of the thread on the CPU (load, start,
+ * write) the event is re-armed, stopped and restarted with the thread's own
+ * distance to overflow, as perf itself does when it changes a period. Only
+ * hardware PMU events (types 0, 3, 4): perf arms software events with the
+ * opposite sign and fires them from the scheduler and fault paths, where the
+ * core cannot take a sample.
  */
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/cpumask.h>
+#include <linux/irq_work.h>
+#include <linux/hardirq.h>
 
 #include "backends.h"
 
@@ -40,7 +51,26 @@ struct perf_encoding {
 	struct perf_event **events;	/* [cpu * nr + index] */
 	struct perf_cpu_view __percpu *view;
 	unsigned int nr;
+	bool sampling;
+	unsigned int sampling_index;
 };
+
+/* An overflow handled as an NMI (x86) reaches the core from an irq_work. */
+static DEFINE_PER_CPU(struct irq_work, perf_overflow_work);
+
+static void perf_overflow_work_fn(struct irq_work *work)
+{
+	kpmc_pmu_overflow();
+}
+
+static void perf_overflow(struct perf_event *ev, struct perf_sample_data *data,
+			  struct pt_regs *regs)
+{
+	if (in_nmi())
+		irq_work_queue(this_cpu_ptr(&perf_overflow_work));
+	else
+		kpmc_pmu_overflow();
+}
 
 static void perf_attr(struct perf_event_attr *attr, u64 event, bool usr, bool os)
 {
@@ -94,6 +124,10 @@ static int perf_check_event(const struct kpmc_pmu_desc *pmu, unsigned int slot,
 static int perf_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 {
 	unsigned int i;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		init_irq_work(per_cpu_ptr(&perf_overflow_work, cpu), perf_overflow_work_fn);
 
 	snprintf(desc->model, sizeof(desc->model),
 		 "kernel perf events (per-CPU kernel counters; type<<32|config)");
@@ -125,9 +159,16 @@ static void perf_release(struct kpmc_hw_config *hw)
 
 	if (!enc)
 		return;
-	for (i = 0; i < nr_cpu_ids * enc->nr; i++)
+	for (i = 0; enc->events && i < nr_cpu_ids * enc->nr; i++)
 		if (enc->events[i])
 			perf_event_release_kernel(enc->events[i]);
+	/* An overflow deferred before the release must not outlive it. */
+	if (enc->sampling) {
+		int cpu;
+
+		for_each_possible_cpu(cpu)
+			irq_work_sync(per_cpu_ptr(&perf_overflow_work, cpu));
+	}
 	kvfree(enc->events);
 	free_percpu(enc->view);
 	kfree(enc);
@@ -144,12 +185,22 @@ static int perf_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 
 	memset(hw, 0, sizeof(*hw));
 	if (cfg->ebs_period) {
-		snprintf(why, len, "the perf backend does not do event-based sampling (ebsN)");
-		return -EINVAL;
+		u32 type = (u32)(cfg->ctr[cfg->ebs_slot].event >> PERF_TYPE_SHIFT);
+
+		if (type == PERF_TYPE_SOFTWARE) {
+			snprintf(why, len,
+				 "ebs%u: the perf backend samples hardware events only (type 0, 3 or 4), pmc%u is a software event",
+				 cfg->ebs_slot, cfg->ebs_slot);
+			return -EINVAL;
+		}
 	}
 	for (slot = 0; slot < KPMC_MAX_COUNTERS; slot++) {
 		if (!(cfg->mask & BIT(slot)))
 			continue;
+		if (cfg->ebs_period && cfg->ebs_slot == slot) {
+			hw->sampling = true;
+			hw->sampling_index = hw->nr;
+		}
 		hw->slot[hw->nr] = slot;
 		hw->width_mask[hw->nr] = ~0ULL;
 		hw->nr++;
@@ -160,6 +211,8 @@ static int perf_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 		return -ENOMEM;
 	hw->priv = enc;
 	enc->nr = hw->nr;
+	enc->sampling = hw->sampling;
+	enc->sampling_index = hw->sampling_index;
 	enc->events = kvcalloc(nr_cpu_ids * hw->nr, sizeof(*enc->events), GFP_KERNEL);
 	enc->view = alloc_percpu(struct perf_cpu_view);
 	if (!enc->events || !enc->view) {
@@ -173,8 +226,14 @@ static int perf_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 			const struct kpmc_counter_req *req = &cfg->ctr[hw->slot[i]];
 			struct perf_event *ev;
 
+			bool sampler = hw->sampling && i == hw->sampling_index;
+
 			perf_attr(&attr, req->event, req->usr, req->os);
-			ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+			/* The longest period the core may arm; each arming sets its own. */
+			if (sampler)
+				attr.sample_period = cfg->ebs_period + cfg->ebs_range;
+			ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
+							      sampler ? perf_overflow : NULL, NULL);
 			if (IS_ERR(ev)) {
 				snprintf(why, len, "perf refused pmc%u on CPU %d (error %ld)",
 					 hw->slot[i], cpu, PTR_ERR(ev));
@@ -201,6 +260,30 @@ static u64 perf_count(struct perf_encoding *enc, unsigned int i)
 	return v;
 }
 
+/*
+ * Point the sampling event's next overflow at the core's overflow point of
+ * the counter (its value counts up to 0): IRQs are off on the event's CPU.
+ */
+static void perf_rearm(struct perf_encoding *enc, struct perf_cpu_view *v)
+{
+	unsigned int i = enc->sampling_index;
+	struct perf_event *ev;
+	bool active;
+
+	if (!enc->sampling || v->stopped)
+		return;
+	ev = enc->events[raw_smp_processor_id() * enc->nr + i];
+	if (!ev)
+		return;
+	active = READ_ONCE(ev->oncpu) == raw_smp_processor_id();
+	if (active)
+		ev->pmu->stop(ev, PERF_EF_UPDATE);
+	local64_set(&ev->hw.period_left, 0 - (local64_read(&ev->count) + v->offset[i]));
+	/* Not on its PMU now (perf rotates events): perf reloads period_left when it adds it. */
+	if (active)
+		ev->pmu->start(ev, PERF_EF_RELOAD);
+}
+
 static void perf_load(const struct kpmc_hw_config *hw, const u64 *start)
 {
 	struct perf_encoding *enc = hw->priv;
@@ -210,6 +293,7 @@ static void perf_load(const struct kpmc_hw_config *hw, const u64 *start)
 	for (i = 0; i < hw->nr; i++)
 		v->offset[i] = start[i] - perf_count(enc, i);
 	v->stopped = false;
+	perf_rearm(enc, v);
 }
 
 static void perf_start(const struct kpmc_hw_config *hw)
@@ -223,6 +307,7 @@ static void perf_start(const struct kpmc_hw_config *hw)
 	for (i = 0; i < hw->nr; i++)
 		v->offset[i] = v->frozen[i] - perf_count(enc, i);
 	v->stopped = false;
+	perf_rearm(enc, v);
 }
 
 static void perf_stop(const struct kpmc_hw_config *hw)
@@ -253,10 +338,13 @@ static void perf_write(const struct kpmc_hw_config *hw, unsigned int index, u64 
 	struct perf_encoding *enc = hw->priv;
 	struct perf_cpu_view *v = this_cpu_ptr(enc->view);
 
-	if (v->stopped)
+	if (v->stopped) {
 		v->frozen[index] = value;
-	else
+	} else {
 		v->offset[index] = value - perf_count(enc, index);
+		if (index == enc->sampling_index)
+			perf_rearm(enc, v);
+	}
 }
 
 const struct kpmc_backend kpmc_perf_backend = {
