@@ -34,7 +34,7 @@ static int amd_check_event(const struct kpmc_pmu_desc *pmu, unsigned int slot,
 static int amd_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 {
 	u32 r[4];
-	unsigned int family, i;
+	unsigned int family, model, i;
 
 	if (!kpmc_x86_vendor_is("AuthenticAMD") && !kpmc_x86_vendor_is("HygonGenuine")) {
 		snprintf(why, len, "not an AMD CPU");
@@ -42,8 +42,11 @@ static int amd_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 	}
 	kpmc_x86_cpuid(1, 0, r);
 	family = (r[0] >> 8) & 0xf;
-	if (family == 0xf)
+	model = (r[0] >> 4) & 0xf;
+	if (family == 0xf) {
 		family += (r[0] >> 20) & 0xff;
+		model |= ((r[0] >> 16) & 0xf) << 4;
+	}
 	if (family < 0x17) {
 		snprintf(why, len, "AMD family %xh: kpmc supports family 17h (Zen) and later", family);
 		return -ENODEV;
@@ -75,8 +78,9 @@ static int amd_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 				amd.nr = r[1] & 0xf;
 		}
 	}
-	snprintf(desc->model, sizeof(desc->model), "AMD family %xh: %u counters x %u bits%s%s",
-		 family, amd.nr, AMD_WIDTH, amd.stride == 2 ? " (core extension MSRs)" : " (legacy MSRs)",
+	/* Family and model name the Zen generation: the CLI's libpfm4 event table. */
+	snprintf(desc->model, sizeof(desc->model), "AMD family %xh model %xh: %u counters x %u bits%s%s",
+		 family, model, amd.nr, AMD_WIDTH, amd.stride == 2 ? " (core extension MSRs)" : " (legacy MSRs)",
 		 amd.v2 ? ", PerfMonV2" : "");
 	desc->nr_fixed = 0;
 	desc->nr_counters = amd.nr;

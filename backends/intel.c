@@ -116,7 +116,7 @@ static int intel_check_request(const struct kpmc_pmu_desc *pmu, unsigned int slo
 static int intel_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 {
 	u32 r[4];
-	unsigned int i;
+	unsigned int i, family, model;
 
 	if (!kpmc_x86_vendor_is("GenuineIntel")) {
 		snprintf(why, len, "not an Intel CPU");
@@ -159,10 +159,17 @@ static int intel_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 	kpmc_x86_cpuid(1, 0, r);
 	if (r[2] & (1u << 15))
 		intel.full_width = kpmc_x86_rdmsr(MSR_X86_PERF_CAPABILITIES) & (1ULL << 13);
+	family = (r[0] >> 8) & 0xf;
+	model = (r[0] >> 4) & 0xf;
+	if (family == 0x6 || family == 0xf)
+		model |= ((r[0] >> 16) & 0xf) << 4;
+	if (family == 0xf)
+		family += (r[0] >> 20) & 0xff;
 
+	/* Family and model name the microarchitecture: the CLI's libpfm4 event table. */
 	snprintf(desc->model, sizeof(desc->model),
-		 "Intel arch perfmon v%u: %u general x %u bits, %u fixed x %u bits%s",
-		 intel.version, intel.nr_gp, intel.gp_width, intel.nr_fixed,
+		 "Intel family %xh model %xh: arch perfmon v%u: %u general x %u bits, %u fixed x %u bits%s",
+		 family, model, intel.version, intel.nr_gp, intel.gp_width, intel.nr_fixed,
 		 intel.fixed_width, intel.full_width ? ", full-width writes" : "");
 	desc->nr_fixed = intel.fixed_slots;
 	desc->nr_counters = intel.fixed_slots + intel.nr_gp;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "eventspec.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,12 +93,15 @@ static const struct {
 } mnemonics[] = {
 	{ "instr", { "INST_RETIRED", "INSTRUCTION_RETIRED", "RETIRED_INSTRUCTIONS" } },
 	{ "cycles", { "CPU_CYCLES", "UNHALTED_CORE_CYCLES", "CYCLES_NOT_IN_HALT" } },
-	{ "llc_misses", { "L2D_CACHE_REFILL", "LLC_MISSES", "L2_CACHE_MISS" } },
-	{ "llc_references", { "L2D_CACHE", "LLC_REFERENCES", "L2_REQUEST_G1" } },
+	/* Intel's architectural names are libpfm4's ix86arch table; skl and later say LONGEST_LAT_CACHE. */
+	{ "llc_misses", { "L2D_CACHE_REFILL", "LLC_MISSES", "L2_CACHE_MISS", "LONGEST_LAT_CACHE:MISS" } },
+	{ "llc_references", { "L2D_CACHE", "LLC_REFERENCES", "L2_REQUEST_G1",
+			      "LONGEST_LAT_CACHE:REFERENCE" } },
 	{ "l1d_misses", { "L1D_CACHE_REFILL", "L1D.REPLACEMENT", "DATA_CACHE_REFILLS_FROM_SYSTEM" } },
 	{ "branches", { "BR_PRED", "BRANCH_INSTRUCTIONS_RETIRED", "RETIRED_BRANCH_INSTRUCTIONS" } },
 	{ "branch_misses", { "BR_MIS_PRED", "MISPREDICTED_BRANCH_RETIRED",
-			     "RETIRED_MISPREDICTED_BRANCH_INSTRUCTIONS" } },
+			     "RETIRED_MISPREDICTED_BRANCH_INSTRUCTIONS",
+			     "RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED" } },
 };
 
 const char *const *kpmc_mnemonic_candidates(const char *mnemonic)
@@ -143,37 +147,114 @@ int kpmc_assign_counters(const struct kpmc_counter_layout *l, const uint64_t *co
 	return 0;
 }
 
+/* Intel family 6 models libpfm4 4.13 names (core PMUs of the big cores). */
+static const struct {
+	unsigned int model;
+	const char *pmu;
+} intel_models[] = {
+	{ 0x3c, "hsw" }, { 0x45, "hsw" }, { 0x46, "hsw" }, { 0x3f, "hsw_ep" },
+	{ 0x3d, "bdw" }, { 0x47, "bdw" }, { 0x4f, "bdw_ep" }, { 0x56, "bdw_ep" },
+	{ 0x4e, "skl" }, { 0x5e, "skl" }, { 0x8e, "skl" }, { 0x9e, "skl" },
+	{ 0xa5, "skl" }, { 0xa6, "skl" }, { 0x55, "skx" },
+	{ 0x7d, "icl" }, { 0x7e, "icl" }, { 0x6a, "icx" }, { 0x6c, "icx" },
+	{ 0x8f, "spr" },
+	/* Hybrid: the P-core table; E-core events are "adl_grt::NAME". */
+	{ 0x97, "adl_glc" }, { 0x9a, "adl_glc" }, { 0xb7, "adl_glc" }, { 0xba, "adl_glc" },
+	{ 0xbf, "adl_glc" },
+};
+
+const char *kpmc_libpfm_pmu(const char *backend, const char *pmu_line)
+{
+	unsigned int family, model;
+	size_t i;
+
+	if (!strcmp(backend, "amd")) {
+		if (sscanf(pmu_line, "AMD family %xh model %xh", &family, &model) != 2)
+			return NULL;
+		if (family == 0x17)
+			return model < 0x30 ? "amd64_fam17h_zen1" : "amd64_fam17h_zen2";
+		if (family == 0x19)
+			return (model >= 0x10 && model <= 0x1f) || (model >= 0x60 && model <= 0xaf) ?
+			       "amd64_fam19h_zen4" : "amd64_fam19h_zen3";
+		/* Zen 5 and later: the newest table libpfm4 4.13 has. */
+		return family > 0x19 ? "amd64_fam19h_zen4" : NULL;
+	}
+	if (!strcmp(backend, "intel")) {
+		if (sscanf(pmu_line, "Intel family %xh model %xh", &family, &model) != 2 ||
+		    family != 6)
+			return NULL;
+		for (i = 0; i < sizeof(intel_models) / sizeof(intel_models[0]); i++)
+			if (intel_models[i].model == model)
+				return intel_models[i].pmu;
+	}
+	return NULL;
+}
+
+uint64_t kpmc_x86_code(uint64_t evtsel)
+{
+	return (evtsel & 0xff) | ((evtsel >> 32) & 0xf) << 8 |	/* event */
+	       ((evtsel >> 8) & 0xff) << 12 |			/* umask */
+	       ((evtsel >> 24) & 0xff) << 20 |			/* cmask */
+	       ((evtsel >> 18) & 1) << 28 | ((evtsel >> 23) & 1) << 29;
+}
+
+/* Append to out[*used..len); -1 when it does not fit. */
+static int append(char *out, size_t *used, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	va_start(ap, fmt);
+	w = vsnprintf(out + *used, len - *used, fmt, ap);
+	va_end(ap);
+	if (w < 0 || (size_t)w >= len - *used)
+		return -1;
+	*used += (size_t)w;
+	return 0;
+}
+
+/* ",umaskN=0xUM,cmaskN=C,edgeN=1,invN=1", those that are set. */
+static int split_modifiers(uint64_t code, unsigned int s, char *out, size_t *used, size_t len)
+{
+	unsigned int umask = (code >> 12) & 0xff, cmask = (code >> 20) & 0xff;
+
+	if ((umask && append(out, used, len, ",umask%u=0x%x", s, umask)) ||
+	    (cmask && append(out, used, len, ",cmask%u=%u", s, cmask)) ||
+	    ((code >> 28 & 1) && append(out, used, len, ",edge%u=1", s)) ||
+	    ((code >> 29 & 1) && append(out, used, len, ",inv%u=1", s)))
+		return -1;
+	return 0;
+}
+
 int kpmc_raw_config(const uint64_t *code, const struct kpmc_event_spec *ev, const int *slot,
 		    int n, const struct kpmc_counter_layout *l, char *out, size_t len)
 {
 	size_t used = 0;
-	int i, w;
+	int i;
 
 	out[0] = '\0';
 	for (i = 0; i < n; i++) {
 		unsigned int s = (unsigned int)slot[i];
+		const char *sep = i ? "," : "";
 
-		if (s < l->nr_fixed)
-			w = snprintf(out + used, len - used, "%spmc%u", i ? "," : "", s);
-		else
-			w = snprintf(out + used, len - used, "%spmc%u=0x%llx", i ? "," : "", s,
-				     (unsigned long long)code[i]);
-		if (w < 0 || (size_t)w >= len - used)
+		if (s < l->nr_fixed) {
+			if (append(out, &used, len, "%spmc%u", sep, s))
+				return -1;
+		} else if (l->split_modifiers) {
+			if (append(out, &used, len, "%spmc%u=0x%llx", sep, s,
+				   (unsigned long long)(code[i] & 0xfff)) ||
+			    split_modifiers(code[i], s, out, &used, len))
+				return -1;
+		} else if (append(out, &used, len, "%spmc%u=0x%llx", sep, s,
+				  (unsigned long long)code[i])) {
 			return -1;
-		used += (size_t)w;
-		if (ev[i].usr >= 0) {
-			w = snprintf(out + used, len - used, ",usr%u=%d,os%u=%d", s, ev[i].usr, s, ev[i].os);
-			if (w < 0 || (size_t)w >= len - used)
-				return -1;
-			used += (size_t)w;
 		}
-		if (ev[i].ebs) {
-			w = snprintf(out + used, len - used, ",ebs%u=%llu", s,
-				     (unsigned long long)ev[i].ebs);
-			if (w < 0 || (size_t)w >= len - used)
-				return -1;
-			used += (size_t)w;
-		}
+		if (ev[i].usr >= 0 &&
+		    append(out, &used, len, ",usr%u=%d,os%u=%d", s, ev[i].usr, s, ev[i].os))
+			return -1;
+		if (ev[i].ebs &&
+		    append(out, &used, len, ",ebs%u=%llu", s, (unsigned long long)ev[i].ebs))
+			return -1;
 	}
 	return (int)used;
 }

@@ -33,7 +33,27 @@ struct kpmc_counter_layout {
 	unsigned int nr_counters;
 	unsigned int nr_fixed;
 	uint64_t fixed_event[16];
+	/*
+	 * General counters' codes are kpmc_x86_code() values, written as the
+	 * event plus umaskN/cmaskN/edgeN/invN (the AMD backend: 12-bit events).
+	 */
+	int split_modifiers;
+	char pmu[160];		/* the "pmu:" line: which libpfm4 table */
 };
+
+/*
+ * The libpfm4 PMU whose event table fits the "pmu:" line of /proc/kpmc/info
+ * (x86: the family and model the backend reports), or NULL: let libpfm4
+ * detect it.
+ */
+const char *kpmc_libpfm_pmu(const char *backend, const char *pmu_line);
+
+/*
+ * An x86 event select value (libpfm4's encoding) as a code of a layout with
+ * split_modifiers: event bits 0-11 (AMD's 11:8 come from select bits 35:32),
+ * umask 12-19, cmask 20-27, edge bit 28, inv bit 29.
+ */
+uint64_t kpmc_x86_code(uint64_t evtsel);
 
 /*
  * Counter for each of n encoded events: a fixed counter that counts it, else

@@ -151,6 +151,8 @@ static int read_layout(char *backend, size_t blen, struct kpmc_counter_layout *l
 		line[strcspn(line, "\n")] = '\0';
 		if (!strncmp(line, "backend: ", 9))
 			snprintf(backend, blen, "%.63s", line + 9);
+		else if (!strncmp(line, "pmu: ", 5))
+			snprintf(l->pmu, sizeof(l->pmu), "%.159s", line + 5);
 		else if (!strncmp(line, "counters: ", 10))
 			l->nr_counters = (unsigned int)atoi(line + 10);
 		else if (!strncmp(line, "fixed_counters: ", 16)) {
@@ -162,6 +164,7 @@ static int read_layout(char *backend, size_t blen, struct kpmc_counter_layout *l
 	}
 	if (f)
 		fclose(f);
+	l->split_modifiers = !strcmp(backend, "amd");
 	return backend[0] && strcmp(backend, "none") ? 0 : -1;
 }
 
@@ -187,7 +190,7 @@ static char *names_to_raw(const char *list)
 		return NULL;
 	}
 	for (i = 0; i < n; i++)
-		if (kpmc_pfm_encode(backend, &ev[i], &code[i], err, sizeof(err))) {
+		if (kpmc_pfm_encode(backend, l.pmu, &ev[i], &code[i], err, sizeof(err))) {
 			fprintf(stderr, "kpmc: -c: %s\n", err);
 			return NULL;
 		}

@@ -9,11 +9,29 @@
 #include <perfmon/pfmlib.h>
 #include <perfmon/pfmlib_perf_event.h>
 
-static int pfm_ready(char *err, size_t len)
+/*
+ * Start libpfm4 with the table of pmu (NULL: the PMUs it detects). It only
+ * detects the machine it runs on, and not every PMU there (VMs, newer
+ * models): LIBPFM_FORCE_PMU makes it take the one the module reported. A
+ * LIBPFM_FORCE_PMU the user set wins.
+ */
+static int pfm_ready(const char *pmu, char *err, size_t len)
 {
-	static int done, status;
+	static int done, status, forced;
+	static char active[64];
 
+	if (pmu && !forced && getenv("LIBPFM_FORCE_PMU") && strcmp(active, pmu))
+		pmu = NULL;
+	if (done && pmu && strcmp(active, pmu)) {
+		pfm_terminate();
+		done = 0;
+	}
 	if (!done) {
+		if (pmu) {
+			setenv("LIBPFM_FORCE_PMU", pmu, 1);
+			snprintf(active, sizeof(active), "%s", pmu);
+			forced = 1;
+		}
 		status = pfm_initialize();
 		done = 1;
 	}
@@ -110,8 +128,15 @@ static void suggest(const char *name, char *err, size_t len)
 					 k ? ", " : "; did you mean: ", s.best[k]);
 }
 
-static int encode_name(const char *backend, const char *name, uint64_t *code)
+static int encode_name(const char *backend, const char *pmu, const char *bare, uint64_t *code)
 {
+	char name[192];
+
+	/* Only the module's PMU's table: libpfm4 may have others active. */
+	if (pmu && !strstr(bare, "::"))
+		snprintf(name, sizeof(name), "%s::%s", pmu, bare);
+	else
+		snprintf(name, sizeof(name), "%s", bare);
 	if (!strcmp(backend, "perf")) {
 		struct perf_event_attr attr;
 		pfm_perf_encode_arg_t arg;
@@ -137,34 +162,41 @@ static int encode_name(const char *backend, const char *name, uint64_t *code)
 		c = arg.codes[0];
 		free(arg.codes);
 		/*
-		 * ARM: the event number; Intel: umask << 8 | event. The
-		 * privilege and enable bits libpfm4 adds are kpmc's usrN/osN.
+		 * ARM: the event number; Intel: umask << 8 | event; AMD: event,
+		 * umask and modifiers apart. The privilege and enable bits
+		 * libpfm4 adds are kpmc's usrN/osN.
 		 */
-		*code = c & 0xffff;
+		*code = strcmp(backend, "amd") ? c & 0xffff : kpmc_x86_code(c);
 		return 0;
 	}
 }
 
-int kpmc_pfm_encode(const char *backend, const struct kpmc_event_spec *e, uint64_t *code,
-		    char *err, size_t len)
+int kpmc_pfm_encode(const char *backend, const char *pmu_line, const struct kpmc_event_spec *e,
+		    uint64_t *code, char *err, size_t len)
 {
 	const char *const *cand = kpmc_mnemonic_candidates(e->name);
+	const char *pmu = kpmc_libpfm_pmu(backend, pmu_line), *forced;
 
-	if (pfm_ready(err, len))
+	if (pfm_ready(pmu, err, len))
 		return -1;
-	if (strcmp(backend, "arm64-pmuv3") && strcmp(backend, "intel") && strcmp(backend, "perf")) {
+	/* The user's own LIBPFM_FORCE_PMU: whatever libpfm4 has active. */
+	forced = getenv("LIBPFM_FORCE_PMU");
+	if (pmu && (!forced || strcmp(forced, pmu)))
+		pmu = NULL;
+	if (strcmp(backend, "arm64-pmuv3") && strcmp(backend, "intel") && strcmp(backend, "amd") &&
+	    strcmp(backend, "perf")) {
 		snprintf(err, len, "event names are not supported with the %s backend yet: use the raw pmcN= form (-r)",
 			 backend);
 		return -1;
 	}
 	if (cand) {
 		for (; *cand; cand++)
-			if (!encode_name(backend, *cand, code))
+			if (!encode_name(backend, pmu, *cand, code))
 				return 0;
 		snprintf(err, len, "'%s': no event of this PMU implements the mnemonic", e->name);
 		return -1;
 	}
-	if (!encode_name(backend, e->name, code))
+	if (!encode_name(backend, pmu, e->name, code))
 		return 0;
 	snprintf(err, len, "unknown event '%s'", e->name);
 	suggest(e->name, err, len);
@@ -193,7 +225,7 @@ int kpmc_pfm_list(FILE *f, const char *filter)
 	struct lister l = { f, filter, 0 };
 	char err[128];
 
-	if (pfm_ready(err, sizeof(err))) {
+	if (pfm_ready(NULL, err, sizeof(err))) {
 		fprintf(stderr, "kpmc: %s\n", err);
 		return -1;
 	}

@@ -74,11 +74,65 @@ static void test_assignment(void **state)
 	assert_non_null(strstr(err, "'g' does not fit: all 6 general counters are taken"));
 }
 
+/* The "pmu:" lines the x86 backends print pick libpfm4's table. */
+static void test_libpfm_pmu(void **state)
+{
+	(void)state;
+	assert_string_equal(kpmc_libpfm_pmu("amd", "AMD family 19h model 21h: 6 counters x 48 bits (core extension MSRs), PerfMonV2"),
+			    "amd64_fam19h_zen3");
+	assert_string_equal(kpmc_libpfm_pmu("amd", "AMD family 19h model 1h: 6 counters x 48 bits"),
+			    "amd64_fam19h_zen3");
+	assert_string_equal(kpmc_libpfm_pmu("amd", "AMD family 19h model 61h: 6 counters x 48 bits"),
+			    "amd64_fam19h_zen4");
+	assert_string_equal(kpmc_libpfm_pmu("amd", "AMD family 19h model 11h: 6 counters x 48 bits"),
+			    "amd64_fam19h_zen4");
+	assert_string_equal(kpmc_libpfm_pmu("amd", "AMD family 17h model 71h: 6 counters"),
+			    "amd64_fam17h_zen2");
+	assert_string_equal(kpmc_libpfm_pmu("amd", "AMD family 17h model 1h: 6 counters"),
+			    "amd64_fam17h_zen1");
+	assert_string_equal(kpmc_libpfm_pmu("intel", "Intel family 6h model 5eh: arch perfmon v4: 8 general x 48 bits"),
+			    "skl");
+	assert_string_equal(kpmc_libpfm_pmu("intel", "Intel family 6h model 55h: arch perfmon v4"), "skx");
+	assert_null(kpmc_libpfm_pmu("intel", "Intel family 6h model 1h: arch perfmon v1"));
+	assert_null(kpmc_libpfm_pmu("amd", "AMD family 15h model 1h"));
+	assert_null(kpmc_libpfm_pmu("arm64-pmuv3", "ARM PMUv3"));
+	assert_null(kpmc_libpfm_pmu("amd", "garbage"));
+}
+
+/* libpfm4's AMD event selects become the AMD backend's pmcN + modifiers. */
+static void test_amd_raw_config(void **state)
+{
+	struct kpmc_counter_layout zen = { .nr_counters = 6, .split_modifiers = 1 };
+	struct kpmc_event_spec ev[6];
+	uint64_t code[6];
+	int slot[6];
+	char err[160], out[512];
+
+	(void)state;
+	code[0] = kpmc_x86_code(0x5100c0);		/* RETIRED_INSTRUCTIONS */
+	code[1] = kpmc_x86_code(0x510129);		/* LS_DISPATCH:LD_DISPATCH */
+	code[2] = kpmc_x86_code(0x100510120);		/* P0_FREQ_CYCLES_NOT_IN_HALT: 12 bits */
+	code[3] = kpmc_x86_code(0x2550103);		/* RETIRED_SSE_AVX_FLOPS:ADD_SUB_FLOPS:c=2:e */
+	code[4] = kpmc_x86_code(0x1d100c0);		/* RETIRED_INSTRUCTIONS:i=1:c=1 */
+	assert_int_equal(code[0], 0xc0);
+	assert_int_equal(code[1], 0x1029);
+	assert_int_equal(code[2], 0x1120);
+	assert_int_equal(kpmc_parse_event_list("instr,ld,p0,flops:u,cmp:ebs=50000", ev, 6, err,
+					       sizeof(err)), 5);
+	assert_int_equal(kpmc_assign_counters(&zen, code, ev, 5, slot, err, sizeof(err)), 0);
+	assert_true(kpmc_raw_config(code, ev, slot, 5, &zen, out, sizeof(out)) > 0);
+	assert_string_equal(out, "pmc0=0xc0,pmc1=0x29,umask1=0x1,pmc2=0x120,umask2=0x1,"
+			    "pmc3=0x3,umask3=0x1,cmask3=2,edge3=1,usr3=1,os3=0,"
+			    "pmc4=0xc0,cmask4=1,inv4=1,ebs4=50000");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_assignment),
+		cmocka_unit_test(test_libpfm_pmu),
+		cmocka_unit_test(test_amd_raw_config),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

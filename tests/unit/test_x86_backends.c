@@ -52,7 +52,7 @@ static void test_detection(void **state)
 	(void)state;
 	assert_int_equal(use(MODEL_SKYLAKE, &kpmc_intel_backend), 0);
 	assert_string_equal(desc.model,
-			    "Intel arch perfmon v4: 8 general x 48 bits, 3 fixed x 48 bits, full-width writes");
+			    "Intel family 6h model 5eh: arch perfmon v4: 8 general x 48 bits, 3 fixed x 48 bits, full-width writes");
 	assert_int_equal(desc.nr_fixed, 3);
 	assert_int_equal(desc.nr_counters, 11);
 	assert_int_equal(desc.width[0], 48);
@@ -71,11 +71,11 @@ static void test_detection(void **state)
 
 	assert_int_equal(use(MODEL_ZEN4, &kpmc_amd_backend), 0);
 	assert_string_equal(desc.model,
-			    "AMD family 19h: 6 counters x 48 bits (core extension MSRs), PerfMonV2");
+			    "AMD family 19h model 0h: 6 counters x 48 bits (core extension MSRs), PerfMonV2");
 	assert_int_equal(desc.nr_fixed, 0);
 	assert_int_equal(desc.nr_counters, 6);
 	assert_int_equal(use(MODEL_ZEN1, &kpmc_amd_backend), 0);
-	assert_string_equal(desc.model, "AMD family 17h: 6 counters x 48 bits (core extension MSRs)");
+	assert_string_equal(desc.model, "AMD family 17h model 0h: 6 counters x 48 bits (core extension MSRs)");
 	assert_int_equal(use(MODEL_AMD_LEGACY, &kpmc_amd_backend), 0);
 	assert_int_equal(desc.nr_counters, 4);
 	assert_int_equal(use(MODEL_ZEN4, &kpmc_intel_backend), -ENODEV);
