@@ -17,7 +17,7 @@ r=""
 kpmc -c "pmc0=0x0" -- /bin/true >$OUT/x86.txt 2>&1 && r="kpmc counted a hardware event without a PMU;"
 grep -q "perf cannot count hardware event 0x0 here" $OUT/x86.txt || r="$r kpmc's message lacks the reason: $(cat $OUT/x86.txt);"
 kpmc -c "pmc0=0x100000003,ebs0=100000,os0=1" -- /bin/true >$OUT/x86ebs.txt 2>&1 && r="$r ebs accepted by the perf backend;"
-grep -q "does not do event-based sampling" $OUT/x86ebs.txt || r="$r no reason for ebs: $(cat $OUT/x86ebs.txt);"
+grep -q "samples hardware events only" $OUT/x86ebs.txt || r="$r no reason for ebs: $(cat $OUT/x86ebs.txt);"
 read -r le </proc/kpmc/last_error
 verdict x86_clear_errors "$r"
 
