@@ -203,6 +203,7 @@ static void __exit kpmc_exit(void)
 	kpmc_proc_exit();
 	kpmc_hooks->detach();
 	kpmc_threads_exit();
+	kpmc_mm_exit();
 	kpmc_sessions_exit();
 	if (kpmc_backend && kpmc_backend->remove)
 		kpmc_backend->remove();

@@ -46,6 +46,25 @@ void kpmc_mm_sample(struct kpmc_sample *s, struct kpmc_thread *t)
 	rcu_read_unlock();
 }
 
+void kpmc_mm_switch(struct kpmc_thread *out, struct kpmc_thread *in)
+{
+	const struct kpmc_monitoring_module *mm;
+	unsigned int epoch;
+
+	rcu_read_lock();
+	mm = rcu_dereference(kpmc_mm_current);
+	if (mm && mm->on_switch) {
+		epoch = READ_ONCE(kpmc_mm_epoch);
+		if (out && out->mm_epoch != epoch)
+			thread_start_locked(mm, out, epoch);
+		if (in && in->mm_epoch != epoch)
+			thread_start_locked(mm, in, epoch);
+		mm->on_switch(out ? out->task : NULL, out ? out->mm_scratch : NULL,
+			      in ? in->task : NULL, in ? in->mm_scratch : NULL);
+	}
+	rcu_read_unlock();
+}
+
 int kpmc_mm_available(unsigned int index, char *why, size_t len)
 {
 	const struct kpmc_monitoring_module *mm = kpmc_mm_table[index];
@@ -106,4 +125,13 @@ int kpmc_mm_activate(unsigned int index)
 out:
 	mutex_unlock(&kpmc_mm_lock);
 	return err;
+}
+
+/*
+ * Module unload: the passthrough module again, so that the active one's
+ * pollers and machine state (RMIDs in PQR_ASSOC) go before its code does.
+ */
+void kpmc_mm_exit(void)
+{
+	kpmc_mm_activate(0);
 }

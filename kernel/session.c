@@ -202,6 +202,7 @@ void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 	}
 	s.counter_mask = hw->mask;
 	s.run_ns = run_ns;
+	s.last = kind == KPMC_REC_EXIT || kind == KPMC_REC_DETACH;
 	for (i = 0; i < hw->nr; i++)
 		s.counts[hw->slot[i]] = acc[i];
 	kpmc_mm_sample(&s, t);

@@ -291,6 +291,7 @@ static void switch_in(struct kpmc_cpu *c, struct kpmc_thread *t,
 	}
 	c->cur = t;
 	t->switched_in_ns = now;
+	kpmc_mm_switch(prev, t);
 
 	expires = now + next_due_ns(t);
 	if (!hrtimer_is_queued(&c->timer) ||
@@ -303,6 +304,7 @@ static void switch_out_to_nothing(struct kpmc_cpu *c, struct kpmc_thread *t)
 {
 	kpmc_backend->stop(thw(t));
 	c->cur = NULL;
+	kpmc_mm_switch(t, NULL);
 }
 
 void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next)

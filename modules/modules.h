@@ -9,5 +9,7 @@ extern const struct kpmc_monitoring_module kpmc_mm_passthrough;
 extern const struct kpmc_monitoring_module kpmc_mm_rates;
 extern const struct kpmc_monitoring_module kpmc_mm_metrics;
 extern const struct kpmc_monitoring_module kpmc_mm_schedstats;
+extern const struct kpmc_monitoring_module kpmc_mm_rapl;
+extern const struct kpmc_monitoring_module kpmc_mm_cmt;
 
 #endif /* KPMC_MODULES_H */

@@ -7,5 +7,7 @@ const struct kpmc_monitoring_module *const kpmc_mm_table[] = {
 	&kpmc_mm_rates,
 	&kpmc_mm_metrics,
 	&kpmc_mm_schedstats,
+	&kpmc_mm_rapl,
+	&kpmc_mm_cmt,
 	NULL,
 };

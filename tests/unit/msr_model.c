@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "msr_model.h"
+#include "mm_x86.h"
 
 struct model m;
 
@@ -23,6 +24,7 @@ static const char *const vendor_of[] = {
 	[MODEL_INTEL_LEGACY_WRITES] = "GenuineIntel",
 	[MODEL_ZEN4] = "AuthenticAMD", [MODEL_ZEN1] = "AuthenticAMD",
 	[MODEL_AMD_LEGACY] = "AuthenticAMD",
+	[MODEL_SKX] = "GenuineIntel", [MODEL_QEMU_TCG] = "GenuineIntel",
 };
 
 void model_init(enum model_kind kind)
@@ -30,11 +32,25 @@ void model_init(enum model_kind kind)
 	memset(&m, 0, sizeof(m));
 	m.kind = kind;
 	m.intel = !strcmp(vendor_of[kind], "GenuineIntel");
+	m.nr_cpus = m.nr_pkgs = m.cpus_per_pkg = 1;
 	switch (kind) {
+	case MODEL_SKX:
+		m.cpuid1_eax = 0x00050654;	/* family 6 model 55h */
+		m.rapl_unit = 0x000a0e03;	/* energy unit 2^-14 J */
+		m.rapl_domains = 1u << RAPL_PKG | 1u << RAPL_DRAM;
+		m.rdt = true, m.nr_rmid = 4, m.upscale = 65536, m.mbm_width = 24, m.rdt_events = 7;
+		/* fall through - Skylake's PMU */
 	case MODEL_SKYLAKE:
 	case MODEL_INTEL_LEGACY_WRITES:
 		m.version = 4, m.nr_gp = 8, m.gp_width = 48, m.nr_fixed = 3, m.fixed_width = 48;
-		m.full_width = kind == MODEL_SKYLAKE;
+		m.full_width = kind != MODEL_INTEL_LEGACY_WRITES;
+		if (kind == MODEL_SKYLAKE) {
+			m.rapl_unit = 0x000a0e03;
+			m.rapl_domains = 0x1f;	/* client: package, cores, uncore, DRAM, psys */
+		}
+		break;
+	case MODEL_QEMU_TCG:
+		m.unknown_msrs_read_zero = true;
 		break;
 	case MODEL_INTEL_V5:
 		m.version = 5, m.nr_gp = 8, m.gp_width = 48, m.nr_fixed = 3, m.fixed_width = 48;
@@ -50,6 +66,8 @@ void model_init(enum model_kind kind)
 		break;
 	case MODEL_ZEN1:
 		m.nr_gp = 6, m.gp_width = 48, m.amd_ext = true, m.family = 0x17;
+		m.rapl_unit = 0x000a1003;	/* energy unit 2^-16 J */
+		m.rapl_domains = 1u << RAPL_PKG | 1u << RAPL_CORE;
 		break;
 	case MODEL_AMD_LEGACY:
 		m.nr_gp = 4, m.gp_width = 48, m.family = 0x17;
@@ -61,7 +79,6 @@ void kpmc_x86_cpuid(u32 leaf, u32 subleaf, u32 r[4])
 {
 	const char *v = vendor_of[m.kind];
 
-	(void)subleaf;
 	memset(r, 0, 4 * sizeof(u32));
 	switch (leaf) {
 	case 0:
@@ -72,11 +89,34 @@ void kpmc_x86_cpuid(u32 leaf, u32 subleaf, u32 r[4])
 		break;
 	case 1:
 		if (m.intel) {
-			r[0] = 0x000506e3;		/* family 6 */
+			r[0] = m.cpuid1_eax ? m.cpuid1_eax : 0x000506e3;	/* family 6 */
 			r[2] = 1u << 15;		/* PDCM: PERF_CAPABILITIES exists */
 		} else {
 			/* family 0fh + extended family */
 			r[0] = (0xfu << 8) | ((m.family - 0xf) << 20);
+		}
+		break;
+	case 4:
+		/* Caches, one per subleaf: L1d, L1i, L2, then an 8 MiB L3 (16 ways, 8192 sets). */
+		if (m.intel && subleaf < 4) {
+			r[0] = (subleaf == 1 ? 2 : 1) | (subleaf < 2 ? 1 : subleaf) << 5;
+			r[1] = 15u << 22 | 63;
+			r[2] = subleaf == 3 ? 8191 : 63;
+		}
+		break;
+	case 7:
+		if (m.rdt && !subleaf)
+			r[1] = 1u << 12;
+		break;
+	case 0xf:
+		if (m.rdt && subleaf == 0) {
+			r[1] = m.nr_rmid - 1;
+			r[3] = 1u << 1;
+		} else if (m.rdt && subleaf == 1) {
+			r[0] = m.mbm_width - 24;
+			r[1] = m.upscale;
+			r[2] = m.nr_rmid - 1;
+			r[3] = m.rdt_events;
 		}
 		break;
 	case 0xa:
@@ -317,4 +357,134 @@ void model_inject(unsigned int event, unsigned int umask, bool user, u64 n)
 	}
 	if (pmi)
 		raise_pmi();
+}
+
+/* ---- the monitoring modules' side (modules/mm_x86.h) ---- */
+
+static unsigned int pkg_now(void)
+{
+	return m.cpu / m.cpus_per_pkg;
+}
+
+/* The RAPL MSR msr of this part: its domain, or -1. */
+static int rapl_domain(u32 msr)
+{
+	static const u32 intel[5] = { 0x611, 0x639, 0x641, 0x619, 0x64d };
+	static const u32 amd[5] = { 0xc001029b, 0xc001029a, 0, 0, 0 };
+	const u32 *tab = m.intel ? intel : amd;
+	int d;
+
+	for (d = 0; d < 5; d++)
+		if (tab[d] && tab[d] == msr && (m.rapl_domains & (1u << d)))
+			return d;
+	return -1;
+}
+
+int kpmc_mm_rdmsr_safe(u32 msr, u64 *v)
+{
+	int d = m.rapl_unit ? rapl_domain(msr) : -1;
+
+	m.reads++;
+	if (m.rapl_unit && msr == (m.intel ? 0x606u : 0xc0010299u)) {
+		*v = m.rapl_unit;
+		return 0;
+	}
+	if (d >= 0) {
+		*v = !m.intel && d == RAPL_CORE ? m.core_energy[m.cpu] : m.energy[pkg_now()][d];
+		return 0;
+	}
+	if (m.rdt && msr == 0xc8e) {
+		u64 sel = m.evtsel[m.cpu];
+		u32 rmid = sel >> 32, ev = sel & 0xff;
+
+		if (rmid >= m.nr_rmid || !ev || ev > 3 || !(m.rdt_events & (1u << (ev - 1))))
+			*v = 1ULL << 63;
+		else if (ev == 1)
+			*v = m.occ[pkg_now()][rmid] | m.qm_flags[rmid];
+		else
+			*v = (m.mbm[pkg_now()][rmid][ev - 2] & wmask(m.mbm_width)) | m.qm_flags[rmid];
+		return 0;
+	}
+	if (m.rdt && msr == 0xc8f) {
+		*v = m.pqr[m.cpu];
+		return 0;
+	}
+	if (m.unknown_msrs_read_zero) {
+		*v = 0;
+		return 0;
+	}
+	m.msr_faults++;
+	return -EIO;
+}
+
+void kpmc_mm_wrmsr(u32 msr, u64 v)
+{
+	m.writes++;
+	m.last_msr = msr;
+	m.last_value = v;
+	if (m.rdt && msr == 0xc8d) {
+		m.evtsel[m.cpu] = v;
+		return;
+	}
+	if (m.rdt && msr == 0xc8f) {
+		if ((v & 0xffffffff) >= m.nr_rmid)
+			fail_msg("PQR_ASSOC: RMID %llu of %u", (unsigned long long)(v & 0xffffffff),
+				 m.nr_rmid);
+		m.pqr[m.cpu] = v;
+		return;
+	}
+	bad_msr("wrmsr", msr);
+}
+
+void kpmc_mm_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
+{
+	kpmc_x86_cpuid(leaf, subleaf, regs);
+}
+
+unsigned int kpmc_mm_nr_cpus(void) { return m.nr_cpus; }
+unsigned int kpmc_mm_this_cpu(void) { return m.cpu; }
+unsigned int kpmc_mm_nr_pkgs(void) { return m.nr_pkgs; }
+unsigned int kpmc_mm_this_pkg(void) { return pkg_now(); }
+void *kpmc_mm_zalloc(size_t size) { return calloc(1, size ? size : 1); }
+void kpmc_mm_free(void *p) { free(p); }
+bool kpmc_mm_resctrl_mounted(void) { return m.resctrl_mounted; }
+
+/* fn on every CPU, or the first of each package, as the kernel side does. */
+static void run_on_cpus(void (*fn)(void), bool every_cpu)
+{
+	unsigned int was = m.cpu, cpu;
+
+	for (cpu = 0; cpu < m.nr_cpus; cpu++) {
+		if (!every_cpu && cpu % m.cpus_per_pkg)
+			continue;
+		m.cpu = cpu;
+		fn();
+	}
+	m.cpu = was;
+}
+
+void kpmc_mm_poll_start(void (*fn)(void), unsigned int period_ms, bool every_cpu)
+{
+	assert_null(m.poll);
+	m.poll = fn;
+	m.poll_ms = period_ms;
+	m.poll_every_cpu = every_cpu;
+	run_on_cpus(fn, every_cpu);
+}
+
+void kpmc_mm_poll_stop(void)
+{
+	assert_non_null(m.poll);
+	m.poll = NULL;
+}
+
+void kpmc_mm_on_each_cpu(void (*fn)(void))
+{
+	run_on_cpus(fn, true);
+}
+
+void model_poll(void)
+{
+	assert_non_null(m.poll);
+	run_on_cpus(m.poll, m.poll_every_cpu);
 }

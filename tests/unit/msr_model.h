@@ -16,7 +16,15 @@ enum model_kind {
 	MODEL_ZEN4,			/* family 19h, core extension MSRs, PerfMonV2 */
 	MODEL_ZEN1,			/* family 17h, core extension MSRs */
 	MODEL_AMD_LEGACY,		/* 4 legacy K7 counters */
+	MODEL_SKX,			/* Skylake-SP: the PMU of MODEL_SKYLAKE, server RAPL, RDT */
+	MODEL_QEMU_TCG,			/* QEMU's Skylake-Client under TCG: no PMU, MSRs it lacks read 0 */
 };
+
+#define MODEL_CPUS	4
+#define MODEL_PKGS	2
+#define MODEL_RMIDS	8
+/* RAPL domains, in the order of modules/rapl.c's virtual counters. */
+enum { RAPL_PKG, RAPL_CORE, RAPL_UNCORE, RAPL_DRAM, RAPL_PSYS };
 
 struct model {
 	enum model_kind kind;
@@ -30,6 +38,27 @@ struct model {
 	unsigned long reads, writes, pmis, overflows;
 	u32 last_msr;
 	u64 last_value;
+
+	/* For the monitoring modules (modules/mm_x86.h): topology, now on CPU cpu. */
+	u32 cpuid1_eax;			/* Intel: 0 for the default (family 6 model 5eh) */
+	unsigned int cpu, nr_cpus, nr_pkgs, cpus_per_pkg;
+	bool unknown_msrs_read_zero;	/* as QEMU's TCG does, instead of #GP */
+	unsigned long msr_faults;	/* rdmsr_safe of an MSR the part lacks */
+	/* RAPL: the unit MSR's value (0: no RAPL MSRs), domains, 32-bit counters. */
+	u64 rapl_unit;
+	unsigned int rapl_domains;
+	u32 energy[MODEL_PKGS][5];
+	u32 core_energy[MODEL_CPUS];	/* AMD: per core */
+	/* RDT: CPUID.0FH, per package and RMID counters, QM_CTR flags to add per RMID. */
+	bool rdt, resctrl_mounted;
+	u32 nr_rmid, upscale, mbm_width, rdt_events;
+	u64 evtsel[MODEL_CPUS], pqr[MODEL_CPUS];
+	u64 occ[MODEL_PKGS][MODEL_RMIDS], mbm[MODEL_PKGS][MODEL_RMIDS][2];
+	u64 qm_flags[MODEL_RMIDS];
+	/* The poller a module started. */
+	void (*poll)(void);
+	unsigned int poll_ms;
+	bool poll_every_cpu;
 };
 
 extern struct model m;
@@ -37,5 +66,7 @@ extern struct model m;
 void model_init(enum model_kind kind);
 /* n occurrences of event/umask in user (or kernel) mode. */
 void model_inject(unsigned int event, unsigned int umask, bool user, u64 n);
+/* Run the module's poller once, as its timer would. */
+void model_poll(void);
 
 #endif

@@ -202,6 +202,9 @@ int kpmc_mm_activate(unsigned int index);
 /* t: the thread the sample is for, NULL for a CPU's (system-wide) sample. */
 void kpmc_mm_sample(struct kpmc_sample *s, struct kpmc_thread *t);
 void kpmc_mm_thread_start(struct kpmc_thread *t);
+/* The monitored thread on this CPU changes (either may be NULL); IRQs off. */
+void kpmc_mm_switch(struct kpmc_thread *out, struct kpmc_thread *in);
+void kpmc_mm_exit(void);
 int kpmc_mm_available(unsigned int index, char *why, size_t len);
 const struct kpmc_monitoring_module *kpmc_mm_active(void);
 

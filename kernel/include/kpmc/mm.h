@@ -25,6 +25,8 @@ struct kpmc_sample {
 	u64 counts[KPMC_MAX_COUNTERS];	/* deltas since the previous record, by pmc index */
 	u32 counter_mask;
 	u64 run_ns;			/* on-CPU time the deltas cover */
+	/* The thread's last record (exit or detach): release what it holds. */
+	bool last;
 	/* Filled by the module: */
 	u64 virt[KPMC_MAX_VIRT];
 	u32 virt_mask;
@@ -51,6 +53,15 @@ struct kpmc_monitoring_module {
 	 * preemption disabled; task may be another thread (not running).
 	 */
 	void (*thread_start)(struct task_struct *task, u64 *scratch);
+	/*
+	 * May be NULL. The monitored thread on this CPU changes: out leaves it
+	 * (NULL: none was monitored), in takes it (NULL: an unmonitored thread
+	 * or idle follows). Called on that CPU with interrupts disabled, at every
+	 * switch a monitored thread takes part in: no allocation, no sleeping,
+	 * O(1) work (it is on the context-switch path).
+	 */
+	void (*on_switch)(struct task_struct *out, u64 *out_scratch,
+			  struct task_struct *in, u64 *in_scratch);
 };
 
 /* Modules built into kpmc, NULL-terminated (modules/registry.c). */
