@@ -105,7 +105,7 @@ static int cmt_probe(struct cmt_desc *desc, char *why, size_t len)
 	memset(desc, 0, sizeof(*desc));
 	kpmc_mm_cpuid(0, 0, r);
 	if (r[0] < 0xf) {
-		snprintf(why, len, "no CMT: CPUID's highest leaf is %xh, below 0fh", r[0]);
+		snprintf(why, len, "no CMT: CPUID's highest leaf is 0%xh, below 0fh", r[0]);
 		return -ENODEV;
 	}
 	kpmc_mm_cpuid(7, 0, r);
