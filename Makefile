@@ -46,6 +46,8 @@ progs:
 		done; \
 		$$cc -static $(USER_CFLAGS) -Iinclude -Iuserland/libkpmc/include -o $(BUILD)/$$a/progs/regions \
 			tests/progs/regions.c userland/libkpmc/libkpmc.c -lpthread || exit 1; \
+		$$cc -static $(USER_CFLAGS) -Iinclude -Iuserland/libkpmc/include -o $(BUILD)/$$a/progs/fastpath \
+			tests/progs/fastpath.c userland/libkpmc/libkpmc.c -lpthread || exit 1; \
 	done
 
 # The guest's root tree: module, CLI, test programs, guest test scripts.

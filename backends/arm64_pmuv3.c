@@ -16,6 +16,7 @@
 #include <asm/sysreg.h>
 #include <asm/virt.h>
 #include <asm/perf_event.h>
+#include <uapi/linux/kpmc.h>
 
 #include "backends.h"
 
@@ -32,10 +33,15 @@ struct pmuv3 {
 	struct arm_pmu *perf_pmu;	/* the kernel's armv8 perf PMU, for claim() */
 	/* perf's interrupt handler, while ours stands in front of it. */
 	irqreturn_t (*perf_handle_irq)(struct arm_pmu *pmu);
+	/* perf's PMU enable, while ours stands in front of it (user access). */
+	void (*perf_start)(struct arm_pmu *pmu);
 	u32 claimed_bits;		/* PMOVS/PMINTEN bits of the claimed counters */
 };
 
 static struct pmuv3 pmuv3;
+
+/* The core wants EL0 reads of the counters on this CPU (its fast-path thread runs). */
+static DEFINE_PER_CPU(bool, pmuv3_user_granted);
 
 /*
  * System registers of event counters are named by a constant in the
@@ -206,6 +212,38 @@ static irqreturn_t pmuv3_handle_irq(struct arm_pmu *pmu)
 	return ret;
 }
 
+/*
+ * perf's armv8pmu_start() rewrites PMUSERENR_EL0 whenever perf enables the
+ * PMU (any perf event scheduled on this CPU, after kpmc's switch hook ran):
+ * with perf_user_access off it clears it. Left so, a kpmc thread whose page
+ * says "user read" would take an undefined-instruction trap on its next read;
+ * so after perf's own start, kpmc's grant is put back on the CPUs where a
+ * fast-path thread is current. Elsewhere perf's choice stands.
+ */
+static void pmuv3_start_pmu(struct arm_pmu *pmu)
+{
+	pmuv3.perf_start(pmu);
+	if (this_cpu_read(pmuv3_user_granted)) {
+		write_sysreg(ARMV8_PMU_USERENR_ER | ARMV8_PMU_USERENR_CR, pmuserenr_el0);
+		isb();
+	}
+}
+
+static void pmuv3_user_access(bool grant)
+{
+	this_cpu_write(pmuv3_user_granted, grant);
+	write_sysreg(grant ? ARMV8_PMU_USERENR_ER | ARMV8_PMU_USERENR_CR : 0, pmuserenr_el0);
+	isb();
+}
+
+/* EL0 reads the cycle counter directly, an event counter through PMSELR_EL0. */
+static int pmuv3_user_index(const struct kpmc_hw_config *hw, unsigned int index)
+{
+	unsigned int slot = hw->slot[index];
+
+	return slot == 0 ? KPMC_PAGE_ARM64_CYCLE_INDEX : (int)slot - 1;
+}
+
 static void pmuv3_release_slots(u32 mask, int upto_cpu)
 {
 	int cpu;
@@ -250,6 +288,8 @@ static int pmuv3_claim(u32 mask, char *why, size_t len)
 			pmuv3.claimed_bits |= slot_bit(slot);
 	pmuv3.perf_handle_irq = pmuv3.perf_pmu->handle_irq;
 	WRITE_ONCE(pmuv3.perf_pmu->handle_irq, pmuv3_handle_irq);
+	pmuv3.perf_start = pmuv3.perf_pmu->start;
+	WRITE_ONCE(pmuv3.perf_pmu->start, pmuv3_start_pmu);
 	on_each_cpu(pmuv3_enable_pmcr, NULL, 1);
 	return 0;
 }
@@ -260,6 +300,9 @@ static void pmuv3_disable_counters(void *info)
 
 	write_sysreg(bits, pmcntenclr_el0);
 	write_sysreg(bits, pmintenclr_el1);
+	/* No kpmc thread counts any more: EL0 goes back to perf's policy (off). */
+	if (this_cpu_read(pmuv3_user_granted))
+		pmuv3_user_access(false);
 	isb();
 }
 
@@ -273,6 +316,7 @@ static void pmuv3_unclaim(u32 mask)
 			bits |= slot_bit(slot);
 	on_each_cpu(pmuv3_disable_counters, &bits, 1);
 	WRITE_ONCE(pmuv3.perf_pmu->handle_irq, pmuv3.perf_handle_irq);
+	WRITE_ONCE(pmuv3.perf_pmu->start, pmuv3.perf_start);
 	/* No CPU is still inside pmuv3_handle_irq (hard IRQs are RCU readers). */
 	synchronize_rcu();
 	pmuv3.claimed_bits = 0;
@@ -384,4 +428,6 @@ const struct kpmc_backend kpmc_arm64_pmuv3_backend = {
 	.stop = pmuv3_stop,
 	.read = pmuv3_read,
 	.write = pmuv3_write,
+	.user_index = pmuv3_user_index,
+	.user_access = pmuv3_user_access,
 };

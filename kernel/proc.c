@@ -261,6 +261,20 @@ static ssize_t self_read(struct file *f, char __user *buf, size_t len, loff_t *p
 	return sizeof(sc);
 }
 
+/* The fast read path: the calling thread's struct kpmc_self_page (selfpage.c). */
+static int self_mmap(struct file *f, struct vm_area_struct *vma)
+{
+	struct kpmc_thread *t = kpmc_thread_of_current(true);
+
+	if (!t)
+		return -ENOMEM;
+	if (!kpmc_backend) {
+		kpmc_reject(t, "self", "no supported PMU found: %s", kpmc_no_pmu_reason);
+		return -ENODEV;
+	}
+	return kpmc_selfpage_mmap(t, vma);
+}
+
 /* ---- monitor ---- */
 
 static int monitor_open(struct inode *inode, struct file *f)
@@ -417,6 +431,7 @@ static const struct proc_ops last_error_ops = {
 
 static const struct proc_ops self_ops = {
 	.proc_read = self_read,
+	.proc_mmap = self_mmap,
 	.proc_lseek = noop_llseek,
 };
 

@@ -95,6 +95,7 @@ static void free_thread_rcu(struct rcu_head *head)
 {
 	struct kpmc_thread *t = container_of(head, struct kpmc_thread, rcu);
 
+	kpmc_selfpage_free(t);
 	kpmc_shared_config_put(t->conf);
 	if (t->session)
 		kpmc_session_put(t->session);
@@ -145,6 +146,7 @@ static bool fold(struct kpmc_cpu *c, struct kpmc_thread *t, u64 now)
 	t->run_ns += now - t->switched_in_ns;
 	t->set_run_ns += now - t->switched_in_ns;
 	t->switched_in_ns = now;
+	kpmc_selfpage_sync(c, t);
 	return due;
 }
 
@@ -291,6 +293,7 @@ static void switch_in(struct kpmc_cpu *c, struct kpmc_thread *t,
 	}
 	c->cur = t;
 	t->switched_in_ns = now;
+	kpmc_selfpage_sync(c, t);
 	kpmc_mm_switch(prev, t);
 
 	expires = now + next_due_ns(t);
@@ -331,17 +334,22 @@ void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next)
 	if (tn && unlikely(READ_ONCE(tn->stop_requested) || READ_ONCE(tn->session->closed))) {
 		emit(tn, KPMC_REC_DETACH);
 		tn->state = KPMC_IDLE;
+		kpmc_selfpage_sync(c, tn);
 		tn = NULL;
 	}
-	if (!tp && !tn)
+	if (!tp && !tn) {
+		kpmc_selfpage_leave(c);
 		return;
+	}
 	now = ktime_get_ns();
 	if (tp && fold(c, tp, now))
 		sampling_take(c, tp, false);
-	if (tn)
+	if (tn) {
 		switch_in(c, tn, tp, now);
-	else
+	} else {
 		switch_out_to_nothing(c, tp);
+		kpmc_selfpage_leave(c);
+	}
 }
 
 static void stop_current(struct kpmc_thread *t, enum kpmc_record_kind kind);
@@ -403,6 +411,7 @@ static void stop_current(struct kpmc_thread *t, enum kpmc_record_kind kind)
 	if (t->state == KPMC_COUNTING)
 		emit(t, kind);
 	t->state = KPMC_IDLE;
+	kpmc_selfpage_sync(c, t);
 }
 
 /* ---- lifecycle hooks ---- */
@@ -849,6 +858,7 @@ static void kpmc_stop_on_this_cpu(void *unused)
 
 	if (c->cur)
 		switch_out_to_nothing(c, c->cur);
+	kpmc_selfpage_leave(c);
 	c->loaded_generation = 0;
 }
 

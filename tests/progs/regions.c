@@ -12,14 +12,22 @@
 #include "kpmc.h"
 #include "spin.h"
 
+/* Reads by path over both threads (KPMC_READ_PATH chooses). */
+static uint64_t reads_fast, reads_slow;
+
 static void *work(void *arg)
 {
+	uint64_t f, s;
+
 	(void)arg;
 	if (kpmc_region_begin("short") || (spin(1000000), kpmc_region_end("short")) ||
 	    kpmc_region_begin("long") || (spin(3000000), kpmc_region_end("long"))) {
 		fprintf(stderr, "regions: a region failed\n");
 		exit(1);
 	}
+	kpmc_read_stats(&f, &s);
+	__atomic_add_fetch(&reads_fast, f, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&reads_slow, s, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -39,5 +47,7 @@ int main(void)
 	kpmc_region_report(stdout);
 	printf("regions long-short=%lld\n",
 	       (long long)(kpmc_region_total("long", 1) - kpmc_region_total("short", 1)));
+	printf("regions path fast=%llu read=%llu\n", (unsigned long long)reads_fast,
+	       (unsigned long long)reads_slow);
 	return kpmc_stop() ? 1 : 0;
 }

@@ -61,4 +61,43 @@ struct kpmc_self_counts {
 	__u64 counts[KPMC_MAX_COUNTERS];
 };
 
+/*
+ * The fast read path: mmap(PROT_READ, MAP_SHARED, one page, offset 0) of
+ * /proc/kpmc/self gives the calling thread's page. The kernel rewrites it
+ * whenever the thread's counts or its counters' starting points change (switch
+ * in/out, fold, (re)programming, stop), with seq odd during the rewrite. A
+ * reader (the thread itself, while it runs) takes seq (even), the fields and,
+ * with KPMC_PAGE_USER_READ, the live counters, then retries if seq moved. Then
+ * pmcN = base + ((live - raw) & width_mask): the value a read() would give.
+ * Without KPMC_PAGE_USER_READ the reader uses read() of /proc/kpmc/self.
+ */
+#define KPMC_PAGE_VERSION	1
+#define KPMC_PAGE_COUNTING	(1u << 0)	/* monitored and counting */
+#define KPMC_PAGE_USER_READ	(1u << 1)	/* live counters readable from user space now */
+
+/* Where user space reads a counter: arm64 PMCCNTR_EL0 for this, else PMSELR_EL0 = index. */
+#define KPMC_PAGE_ARM64_CYCLE_INDEX	31
+
+struct kpmc_page_counter {
+	__u64 base;		/* count up to the moment the counter held raw */
+	__u64 raw;		/* the counter's value at that moment */
+	__u64 width_mask;	/* the counter's width */
+	__u32 pmc;		/* pmcN this entry is for */
+	__u32 index;		/* arm64: PMSELR_EL0 value or the cycle index; x86: rdpmc ECX */
+};
+
+struct kpmc_self_page {
+	__u32 seq;		/* odd: being rewritten */
+	__u32 version;		/* KPMC_PAGE_VERSION */
+	__u32 flags;		/* KPMC_PAGE_* */
+	__u32 tid;		/* the thread this page is for */
+	__u32 counter_mask;	/* as in struct kpmc_self_counts */
+	__u32 set;
+	__u32 nr;		/* entries of ctr[] in use */
+	__u32 reserved;
+	__u64 run_ns;		/* on-CPU time up to since_ns */
+	__u64 since_ns;		/* CLOCK_MONOTONIC of the last rewrite while on a CPU */
+	struct kpmc_page_counter ctr[KPMC_MAX_COUNTERS];
+};
+
 #endif /* _UAPI_LINUX_KPMC_H */

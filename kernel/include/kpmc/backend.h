@@ -66,6 +66,20 @@ struct kpmc_backend {
 	void (*read)(const struct kpmc_hw_config *hw, u64 *raw);
 	/* Hot path: set counter index (slot order) of hw, loaded, to value. */
 	void (*write)(const struct kpmc_hw_config *hw, unsigned int index, u64 value);
+	/*
+	 * Optional, hot path: the counters of hw (bits by hw->mask, pmcN) that
+	 * do not count on this CPU (a hybrid part's core type lacks them); the
+	 * core reports them in its records as not counted.
+	 */
+	u32 (*uncounted)(const struct kpmc_hw_config *hw);
+	/*
+	 * Optional, the fast read path. user_index: where user space reads
+	 * counter index (slot order) of hw (the ABI's kpmc_page_counter.index),
+	 * or -1 if it cannot. user_access (hot path, this CPU): grant or revoke
+	 * user-space reads of the counters; a backend without it never grants.
+	 */
+	int (*user_index)(const struct kpmc_hw_config *hw, unsigned int index);
+	void (*user_access)(bool grant);
 };
 
 /* Backends built for this architecture, NULL-terminated (backends/registry.c). */

@@ -88,6 +88,8 @@ struct kpmc_thread {
 	u64 set_run_ns;
 	u32 set_samples;
 	char last_error[KPMC_ERR_MAX];
+	/* The fast read path's page (selfpage.c), once the thread mapped it; IRQs off. */
+	struct page *self_page;
 	struct rcu_head rcu;
 };
 
@@ -119,6 +121,7 @@ struct kpmc_cpu {
 	u64 sys_next_record_ns;		/* wall time of the next TBS record */
 	u64 sys_nsample;
 	bool sys_paused;		/* idle excluded and the idle task runs */
+	bool user_access;		/* the backend grants user-space counter reads now */
 };
 
 DECLARE_PER_CPU(struct kpmc_cpu, kpmc_cpus);
@@ -207,6 +210,12 @@ void kpmc_mm_switch(struct kpmc_thread *out, struct kpmc_thread *in);
 void kpmc_mm_exit(void);
 int kpmc_mm_available(unsigned int index, char *why, size_t len);
 const struct kpmc_monitoring_module *kpmc_mm_active(void);
+
+/* selfpage.c: the fast read path (struct kpmc_self_page). Hot path: IRQs off, t's CPU. */
+void kpmc_selfpage_sync(struct kpmc_cpu *c, struct kpmc_thread *t);
+void kpmc_selfpage_leave(struct kpmc_cpu *c);
+int kpmc_selfpage_mmap(struct kpmc_thread *t, struct vm_area_struct *vma);
+void kpmc_selfpage_free(struct kpmc_thread *t);
 
 /* proc.c */
 int kpmc_proc_init(void);

@@ -32,6 +32,21 @@ int kpmc_start(const char *config);
 int kpmc_stop(void);
 /* The calling thread's counts since kpmc_start (or its creation). 0 or -errno. */
 int kpmc_read(struct kpmc_counts *c);
+/*
+ * How kpmc_read() gets the counts. AUTO (default): the fast path where the
+ * kernel lets this thread read its counters from user space (an mmap'd page of
+ * /proc/kpmc/self plus the live counters, no system call), read() of
+ * /proc/kpmc/self otherwise. READ: always read(). FAST: only the fast path
+ * (kpmc_read() fails with -EOPNOTSUPP where it is not available). The
+ * environment variable KPMC_READ_PATH=auto|read|fast sets the initial mode.
+ * Both paths return the same counts. 0 or -EINVAL.
+ */
+enum { KPMC_PATH_AUTO = 0, KPMC_PATH_READ = 1, KPMC_PATH_FAST = 2 };
+int kpmc_set_read_path(int mode);
+/* The path the calling thread's last successful kpmc_read() took: KPMC_PATH_READ or _FAST. */
+int kpmc_last_read_path(void);
+/* The calling thread's successful reads so far, by path. */
+void kpmc_read_stats(uint64_t *fast, uint64_t *slow);
 /* Named regions, nestable with different names; 0 or -errno. */
 int kpmc_region_begin(const char *name);
 int kpmc_region_end(const char *name);

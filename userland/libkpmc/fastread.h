@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Reading struct kpmc_self_page: the seqlock retry and the counter-width
+ * arithmetic, apart from the instructions that read the live counters (passed
+ * in) so that the unit tests run this very code on a simulated page.
+ */
+#ifndef LIBKPMC_FASTREAD_H
+#define LIBKPMC_FASTREAD_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <linux/types.h>
+#include <uapi/linux/kpmc.h>
+
+/* A live counter's value, by the page's index for it. */
+typedef uint64_t (*kpmc_counter_reader)(uint32_t index, void *arg);
+/* CLOCK_MONOTONIC in ns, for run time; NULL: run time as of the page's last rewrite. */
+typedef uint64_t (*kpmc_clock_reader)(void *arg);
+
+/*
+ * Rewrites race only with an interrupted reader: a handful of retries is a
+ * lot, and a page that keeps moving (or is odd for good) sends the caller to
+ * read(), which is always right.
+ */
+#define KPMC_PAGE_RETRIES	64
+
+/*
+ * The thread's counts now, as a read() of /proc/kpmc/self would return them:
+ * 0, or -EAGAIN when the page says (or keeps saying) "use read()".
+ */
+static inline int kpmc_page_read(const struct kpmc_self_page *p, kpmc_counter_reader rd,
+				 kpmc_clock_reader clk, void *arg, struct kpmc_self_counts *out)
+{
+	unsigned int tries, i, nr;
+	uint32_t seq;
+
+	for (tries = 0; tries < KPMC_PAGE_RETRIES; tries++) {
+		seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+		if (seq & 1)
+			continue;
+		if (!(__atomic_load_n(&p->flags, __ATOMIC_RELAXED) & KPMC_PAGE_USER_READ))
+			return -EAGAIN;
+		nr = __atomic_load_n(&p->nr, __ATOMIC_RELAXED);
+		if (nr > KPMC_MAX_COUNTERS)
+			continue;
+		memset(out, 0, sizeof(*out));
+		out->counter_mask = __atomic_load_n(&p->counter_mask, __ATOMIC_RELAXED);
+		out->set = __atomic_load_n(&p->set, __ATOMIC_RELAXED);
+		out->run_ns = __atomic_load_n(&p->run_ns, __ATOMIC_RELAXED);
+		if (clk)
+			out->run_ns += clk(arg) - __atomic_load_n(&p->since_ns, __ATOMIC_RELAXED);
+		for (i = 0; i < nr; i++) {
+			const struct kpmc_page_counter *c = &p->ctr[i];
+			uint32_t pmc = __atomic_load_n(&c->pmc, __ATOMIC_RELAXED);
+			uint64_t live = rd(__atomic_load_n(&c->index, __ATOMIC_RELAXED), arg);
+
+			if (pmc >= KPMC_MAX_COUNTERS)
+				break;
+			out->counts[pmc] = __atomic_load_n(&c->base, __ATOMIC_RELAXED) +
+				((live - __atomic_load_n(&c->raw, __ATOMIC_RELAXED)) &
+				 __atomic_load_n(&c->width_mask, __ATOMIC_RELAXED));
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (i == nr && __atomic_load_n(&p->seq, __ATOMIC_RELAXED) == seq)
+			return 0;
+	}
+	return -EAGAIN;
+}
+
+#endif
