@@ -17,9 +17,12 @@ cross=aarch64-linux-gnu-
 cflags="-std=gnu11 -Wall -Wextra -Werror -O2"
 
 mkdir -p "$work/bin" "$work/results"
-for p in pingpong spawn spin selfread; do
+for p in pingpong spawn spin; do
 	${cross}gcc -static $cflags -o "$work/bin/$p" "$top/bench/progs/$p.c" -lpthread
 done
+# selfread measures libkpmc's paths too.
+${cross}gcc -static $cflags -I"$top/include" -I"$top/userland/libkpmc/include" -o "$work/bin/selfread" \
+	"$top/bench/progs/selfread.c" "$top/userland/libkpmc/libkpmc.c" -lpthread
 gcc $cflags -I"$top/include" -I"$top/userland" -o "$work/fmtbench" \
 	"$top/bench/progs/fmtbench.c" "$top/userland/record_format.c" "$top/userland/aggregate.c"
 

@@ -107,8 +107,9 @@ while [ $rep -le $REPS ]; do
 			$OUT/prog.txt | tag kpmc 1 $rep
 	done
 
-	# 4. Self-read: perf's read() and mmap paths (libkpmc's fast path is to come).
+	# 4. Self-read: perf's read() and mmap paths, libkpmc's read() and fast paths.
 	$BIN/selfread $READS | tag perf 1 $rep
+	$BIN/selfread $READS kpmc | tag kpmc 1 $rep
 	rep=$((rep + 1))
 done
 rmmod kpmc

@@ -6,11 +6,17 @@
  * /proc/sys/kernel/perf_user_access is 1). The baseline libkpmc's reads are
  * measured against.
  *
+ * selfread N kpmc: the same for libkpmc (one counter, INST_RETIRED): its
+ * read() of /proc/kpmc/self and its fast path (kpmc's mmap page + EL0 read).
+ *
  * Prints: KPMC-BENCH selfread n=N read_ns=X mmap_ns=Y|n/a
+ *         KPMC-BENCH selfread n=N read_ns=X fast_ns=Y|n/a (kpmc)
  */
+#include <errno.h>
 #include <sys/mman.h>
 
 #include "benchutil.h"
+#include "kpmc.h"
 
 #if defined(__aarch64__)
 static uint64_t read_pmu(uint32_t idx)
@@ -60,6 +66,48 @@ static uint64_t mmap_read(volatile struct perf_event_mmap_page *pc)
 	return count;
 }
 
+/* ns per kpmc_read() on path mode, or 0 if that path is not available. */
+static uint64_t kpmc_read_ns(long n, int mode)
+{
+	struct kpmc_counts c;
+	uint64_t t0, t1;
+	long i;
+
+	kpmc_set_read_path(mode);
+	if (kpmc_read(&c) || kpmc_last_read_path() != mode)
+		return 0;
+	t0 = bench_now_ns();
+	for (i = 0; i < n; i++)
+		kpmc_read(&c);
+	t1 = bench_now_ns();
+	return (t1 - t0) / (uint64_t)n;
+}
+
+static int kpmc_selfread(long n)
+{
+	uint64_t r, f;
+	int err = kpmc_start("pmc1=0x8");
+
+	if (err) {
+		fprintf(stderr, "selfread: kpmc_start: %s\n", strerror(-err));
+		return 1;
+	}
+	bench_warmup();
+	r = kpmc_read_ns(n, KPMC_PATH_READ);
+	f = kpmc_read_ns(n, KPMC_PATH_FAST);
+	kpmc_stop();
+	if (!r) {
+		fprintf(stderr, "selfread: libkpmc's read() path failed\n");
+		return 1;
+	}
+	printf("KPMC-BENCH selfread n=%ld read_ns=%llu", n, (unsigned long long)r);
+	if (f)
+		printf(" fast_ns=%llu\n", (unsigned long long)f);
+	else
+		printf(" fast_ns=n/a\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct perf_event_mmap_page *pc;
@@ -68,8 +116,8 @@ int main(int argc, char **argv)
 	long n, i;
 	int fd;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: selfread N\n");
+	if (argc != 2 && !(argc == 3 && !strcmp(argv[2], "kpmc"))) {
+		fprintf(stderr, "usage: selfread N [kpmc]\n");
 		return 2;
 	}
 	n = bench_arg(argv[1], "N");
@@ -77,6 +125,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "selfread: N must be > 0\n");
 		return 2;
 	}
+	if (argc == 3)
+		return kpmc_selfread(n);
 	bench_perf_attr(&a, 0x08, 0);
 	a.config1 = 0x2; /* arm64: ask for user access (PMUv3 config1 bit 1, "rdpmc") */
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
