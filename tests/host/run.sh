@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Host tests of the CLI's output forms: a generated record stream, formatted
-# by kpmc -R as table, CSV and JSON, checked by check_outputs.py; and
-# kpmc-top showing the same stream in tmux.
+# by kpmc -R as table, CSV and JSON, checked by check_outputs.py; kpmc-top
+# showing the same stream in tmux; the man pages against the usage texts.
 #   tests/host/run.sh KPMC OUTDIR  -> OUTDIR/result "PASSED FAILED"
 set -uo pipefail
 kpmc=${1:?usage: run.sh KPMC OUTDIR}
@@ -25,6 +25,12 @@ else
 	failed=$((failed + 1))
 fi
 if "$top/tests/host/top.sh" "$(dirname "$kpmc")/kpmc-top" "$out/records.bin" "$out"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+fi
+# The man pages cover every CLI option and libkpmc function.
+if "$top/tests/host/man.sh" "$kpmc" "$(dirname "$kpmc")/kpmc-top"; then
 	passed=$((passed + 1))
 else
 	failed=$((failed + 1))
