@@ -9,6 +9,14 @@
  * pmc0.. are the general-purpose counters. An event is pmcN=0xEV with
  * umaskN=0xUM, or pmcN=0xUMEV (perf's raw layout).
  *
+ * Hybrid parts (CPUID.07H:EDX[15], Alder Lake and later) have one PMU per
+ * core type (CPUID.1AH:EAX[31:24]: 40h Core/P, 20h Atom/E), with their own
+ * counter counts, read by CPUID.0AH on a CPU of that type. The pmc numbers
+ * are their union; a configuration is checked against every type, refused
+ * only if some counter counts on none, and a counter a CPU's type lacks is
+ * left alone there: it reads back what it was set to (nothing accumulates)
+ * and the core reports it as not counted (the uncounted op).
+ *
  * Only MSRs, CPUID and the PMI glue of x86_hw.h touch the machine, so the
  * unit tests run this file unchanged against a model of the MSRs.
  */
@@ -17,17 +25,62 @@
 #define INTEL_FIXED_SLOTS	3
 #define INTEL_MAX_GP		(KPMC_MAX_COUNTERS - INTEL_FIXED_SLOTS)
 
-static struct {
+#define INTEL_MAX_TYPES		KPMC_MAX_CORE_TYPES
+
+/* One core type's PMU (the only one on a non-hybrid part). */
+struct intel_pmu {
+	u8 core_type;				/* CPUID.1AH:EAX[31:24]; 0: not hybrid */
 	unsigned int version;
 	unsigned int nr_gp, gp_width;
 	unsigned int nr_fixed, fixed_width;	/* fixed counters present */
 	u32 fixed_present;			/* bit j: fixed counter j exists */
-	unsigned int fixed_slots;		/* pmc numbers given to fixed counters */
 	unsigned int arch_len;			/* architectural events CPUID enumerates */
 	u32 arch_unavailable;			/* CPUID.0AH:EBX */
 	bool full_width;			/* IA32_A_PMCx writable */
+	u32 slots;				/* the pmc numbers this type has */
+};
+
+static struct {
+	struct intel_pmu type[INTEL_MAX_TYPES];
+	unsigned int nr_types;
+	unsigned int fixed_slots;		/* pmc numbers given to fixed counters */
+	unsigned int nr_gp;			/* the most any type has */
 	u64 claimed_status;			/* GLOBAL_STATUS bits of our counters */
 } intel;
+
+/* Per CPU, its index in intel.type[], cached at probe: no CPUID on hot paths. */
+static u8 intel_cpu_type[KPMC_X86_MAX_CPUS];
+
+/* A hybrid encoding's per-type part (hw->priv); hw itself holds type 0's. */
+struct intel_enc {
+	u32 absent[INTEL_MAX_TYPES];		/* by hw index: counters the type lacks */
+	u64 enable_bits[INTEL_MAX_TYPES];
+};
+
+static unsigned int type_here(void)
+{
+	return intel.nr_types > 1 ? intel_cpu_type[kpmc_x86_cpu()] : 0;
+}
+
+static const struct intel_pmu *pmu_here(unsigned int *t)
+{
+	*t = type_here();
+	return &intel.type[*t];
+}
+
+static u32 absent_on(const struct kpmc_hw_config *hw, unsigned int t)
+{
+	const struct intel_enc *e = hw->priv;
+
+	return e ? e->absent[t] : 0;
+}
+
+static u64 enable_on(const struct kpmc_hw_config *hw, unsigned int t)
+{
+	const struct intel_enc *e = hw->priv;
+
+	return e ? e->enable_bits[t] : hw->enable_bits;
+}
 
 /* The architectural events, as CPUID.0AH:EBX bit i names them. */
 static const struct {
@@ -76,34 +129,34 @@ static int intel_check_event(const struct kpmc_pmu_desc *pmu, unsigned int slot,
 	return 0;
 }
 
-static int intel_check_request(const struct kpmc_pmu_desc *pmu, unsigned int slot,
-			       const struct kpmc_counter_req *req, char *why, size_t len)
+/* May type p count req on slot? 0, or -EINVAL with the reason. */
+static int check_on(const struct intel_pmu *p, unsigned int slot,
+		    const struct kpmc_counter_req *req, char *why, size_t len)
 {
 	unsigned int i;
 	u8 ev, um;
 
-	if (req->any && (intel.version < 3 || intel.version >= 5)) {
-		snprintf(why, len, "AnyThread (any%u=1) needs perfmon version 3 or 4; this is version %u",
-			 slot, intel.version);
-		return -EINVAL;
-	}
-	if (slot_is_fixed(slot)) {
-		if (!(intel.fixed_present & (1u << slot))) {
+	if (!(p->slots & (1u << slot))) {
+		if (slot_is_fixed(slot))
 			snprintf(why, len, "fixed counter %u does not exist on this CPU", slot);
-			return -EINVAL;
-		}
-		return 0;
-	}
-	if ((req->mods & KPMC_MOD_UMASK) && req->event > 0xff) {
-		snprintf(why, len, "umask given twice (in the event 0x%llx and umask%u)",
-			 (unsigned long long)req->event, slot);
+		else
+			snprintf(why, len, "%u general counters (pmc%u-pmc%u)",
+				 p->nr_gp, intel.fixed_slots,
+				 intel.fixed_slots + p->nr_gp - 1);
 		return -EINVAL;
 	}
+	if (req->any && (p->version < 3 || p->version >= 5)) {
+		snprintf(why, len, "AnyThread (any%u=1) needs perfmon version 3 or 4; this is version %u",
+			 slot, p->version);
+		return -EINVAL;
+	}
+	if (slot_is_fixed(slot))
+		return 0;
 	split_event(req, &ev, &um);
-	for (i = 0; i < intel.arch_len && i < ARRAY_SIZE(intel_arch_events); i++) {
+	for (i = 0; i < p->arch_len && i < ARRAY_SIZE(intel_arch_events); i++) {
 		if (intel_arch_events[i].event != ev || intel_arch_events[i].umask != um)
 			continue;
-		if (intel.arch_unavailable & (1u << i)) {
+		if (p->arch_unavailable & (1u << i)) {
 			snprintf(why, len,
 				 "architectural event %s (0x%02x/0x%02x) is not available on this CPU (CPUID.0AH:EBX bit %u)",
 				 intel_arch_events[i].name, ev, um, i);
@@ -113,70 +166,282 @@ static int intel_check_request(const struct kpmc_pmu_desc *pmu, unsigned int slo
 	return 0;
 }
 
+static const char *type_name(const struct intel_pmu *p)
+{
+	return p->core_type == 0x40 ? "P-core" : p->core_type == 0x20 ? "E-core" : "core type";
+}
+
+/*
+ * The types that cannot count req on slot, as a mask; why names them and
+ * says why ("E-core (0x20): 6 general counters (pmc3-pmc8)"), the reason
+ * once when it is the same for all.
+ */
+static u32 check_types(unsigned int slot, const struct kpmc_counter_req *req,
+		       char *why, size_t len)
+{
+	char one[KPMC_ERR_MAX], first[KPMC_ERR_MAX], names[KPMC_ERR_MAX];
+	size_t used = 0, nused = 0;
+	bool same = true;
+	unsigned int t;
+	u32 bad = 0;
+
+	if (intel.nr_types == 1)
+		return check_on(&intel.type[0], slot, req, why, len) ? 1 : 0;
+	why[0] = names[0] = '\0';
+	for (t = 0; t < intel.nr_types; t++) {
+		const struct intel_pmu *p = &intel.type[t];
+
+		if (!check_on(p, slot, req, one, sizeof(one)))
+			continue;
+		if (!bad)
+			memcpy(first, one, sizeof(first));
+		same &= !strcmp(first, one);
+		bad |= 1u << t;
+		if (nused < sizeof(names))
+			nused += snprintf(names + nused, sizeof(names) - nused, "%s%s (0x%02x)",
+					  nused ? ", " : "", type_name(p), p->core_type);
+		if (used < len)
+			used += snprintf(why + used, len - used, "%s%s (0x%02x): %s",
+					 used ? "; " : "", type_name(p), p->core_type, one);
+	}
+	if (bad && same)
+		snprintf(why, len, "%s: %s", names, first);
+	return bad;
+}
+
+static int intel_check_request(const struct kpmc_pmu_desc *pmu, unsigned int slot,
+			       const struct kpmc_counter_req *req, char *why, size_t len)
+{
+	if ((req->mods & KPMC_MOD_UMASK) && req->event > 0xff && !slot_is_fixed(slot)) {
+		snprintf(why, len, "umask given twice (in the event 0x%llx and umask%u)",
+			 (unsigned long long)req->event, slot);
+		return -EINVAL;
+	}
+	/* On a hybrid part, a counter some type can count is accepted. */
+	if (check_types(slot, req, why, len) == (1u << intel.nr_types) - 1)
+		return -EINVAL;
+	return 0;
+}
+
+/* Fill p from CPUID.0AH as a CPU of its type reports it; 0 or -ENODEV. */
+static int read_pmu(struct intel_pmu *p, const u32 r[4], char *why, size_t len)
+{
+	p->version = r[0] & 0xff;
+	if (!p->version) {
+		snprintf(why, len,
+			 "no architectural PMU: CPUID.0AH reports version 0 (running under a hypervisor without vPMU?)");
+		return -ENODEV;
+	}
+	p->nr_gp = (r[0] >> 8) & 0xff;
+	p->gp_width = (r[0] >> 16) & 0xff;
+	p->arch_len = (r[0] >> 24) & 0xff;
+	p->arch_unavailable = r[1];
+	if (!p->nr_gp || p->gp_width < 32 || p->gp_width > 64) {
+		snprintf(why, len, "CPUID.0AH reports %u general counters of %u bits: not usable",
+			 p->nr_gp, p->gp_width);
+		return -ENODEV;
+	}
+	if (p->version >= 2) {
+		p->nr_fixed = r[3] & 0x1f;
+		p->fixed_width = (r[3] >> 5) & 0xff;
+		p->fixed_present = (1u << (p->nr_fixed < 3 ? p->nr_fixed : 3)) - 1;
+		/* Version 5 enumerates fixed counters as a bitmap too. */
+		if (p->version >= 5)
+			p->fixed_present |= r[2] & 0x7;
+	}
+	if (p->nr_gp > INTEL_MAX_GP)
+		p->nr_gp = INTEL_MAX_GP;
+	return 0;
+}
+
+static void read_core_type(void *unused)
+{
+	u32 r[4];
+
+	kpmc_x86_cpuid(0x1a, 0, r);
+	intel_cpu_type[kpmc_x86_cpu()] = r[0] >> 24;
+}
+
+/* "0-3,8": the CPUs of type index t. */
+static void cpu_list(unsigned int t, char *out, size_t len)
+{
+	unsigned int cpu, n = kpmc_x86_nr_cpus(), first;
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (cpu = 0; cpu < n && used < len; cpu++) {
+		if (intel_cpu_type[cpu] != t)
+			continue;
+		for (first = cpu; cpu + 1 < n && intel_cpu_type[cpu + 1] == t; cpu++)
+			;
+		used += snprintf(out + used, len - used, first == cpu ? "%s%u" : "%s%u-%u",
+				 used ? "," : "", first, cpu);
+	}
+}
+
+/*
+ * Sort the CPUs into core types (intel_cpu_type[] becomes indices) and read
+ * each type's PMU on one of its CPUs. CPUs offline now are taken as type 0.
+ */
+static int probe_hybrid(char *why, size_t len)
+{
+	unsigned int cpu, t, n = kpmc_x86_nr_cpus();
+	unsigned int first[INTEL_MAX_TYPES];
+	u32 r[4];
+	int err;
+
+	if (n > KPMC_X86_MAX_CPUS)
+		n = KPMC_X86_MAX_CPUS;
+	memset(intel_cpu_type, 0, sizeof(intel_cpu_type));
+	kpmc_x86_on_each_cpu(read_core_type, NULL);
+	for (cpu = 0; cpu < n; cpu++) {
+		u8 raw = intel_cpu_type[cpu];
+
+		if (!raw) {
+			intel_cpu_type[cpu] = 0xff;	/* offline: sorted below */
+			continue;
+		}
+		for (t = 0; t < intel.nr_types && intel.type[t].core_type != raw; t++)
+			;
+		if (t == INTEL_MAX_TYPES) {
+			snprintf(why, len, "hybrid CPU with more than %u core types", INTEL_MAX_TYPES);
+			return -ENODEV;
+		}
+		if (t == intel.nr_types) {
+			intel.type[t].core_type = raw;
+			first[t] = cpu;
+			intel.nr_types++;
+		}
+		intel_cpu_type[cpu] = t;
+	}
+	if (!intel.nr_types) {
+		snprintf(why, len, "hybrid CPU, but CPUID.1AH names no core type");
+		return -ENODEV;
+	}
+	for (cpu = 0; cpu < n; cpu++)
+		if (intel_cpu_type[cpu] == 0xff)
+			intel_cpu_type[cpu] = 0;
+	for (t = 0; t < intel.nr_types; t++) {
+		err = kpmc_x86_cpuid_on(first[t], 0xa, 0, r);
+		if (!err)
+			err = read_pmu(&intel.type[t], r, why, len);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Alder Lake and Raptor Lake P-cores have 8 general and 4 fixed counters
+ * while CPUID.0AH enumerates the 6 and 3 both core types share (the kernel's
+ * perf corrects it the same way); kpmc numbers 3 fixed counters.
+ */
+static void hybrid_quirks(unsigned int family, unsigned int model)
+{
+	unsigned int t;
+
+	if (family != 6 || (model != 0x97 && model != 0x9a && model != 0xb7 &&
+			    model != 0xba && model != 0xbf))
+		return;
+	for (t = 0; t < intel.nr_types; t++)
+		if (intel.type[t].core_type == 0x40 && intel.type[t].nr_gp < 8)
+			intel.type[t].nr_gp = 8;
+}
+
 static int intel_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 {
 	u32 r[4];
-	unsigned int i, family, model;
+	unsigned int i, t, family, model, max_leaf;
+	bool full_width = false, hybrid = false;
+	int err;
 
 	if (!kpmc_x86_vendor_is("GenuineIntel")) {
 		snprintf(why, len, "not an Intel CPU");
 		return -ENODEV;
 	}
 	kpmc_x86_cpuid(0, 0, r);
-	if (r[0] < 0xa) {
+	max_leaf = r[0];
+	if (max_leaf < 0xa) {
 		snprintf(why, len, "no architectural PMU: CPUID leaf 0AH is not implemented");
 		return -ENODEV;
 	}
 	memset(&intel, 0, sizeof(intel));
-	kpmc_x86_cpuid(0xa, 0, r);
-	intel.version = r[0] & 0xff;
-	if (!intel.version) {
-		snprintf(why, len,
-			 "no architectural PMU: CPUID.0AH reports version 0 (running under a hypervisor without vPMU?)");
-		return -ENODEV;
+	if (max_leaf >= 0x1a) {
+		kpmc_x86_cpuid(7, 0, r);
+		hybrid = r[3] & (1u << 15);
 	}
-	intel.nr_gp = (r[0] >> 8) & 0xff;
-	intel.gp_width = (r[0] >> 16) & 0xff;
-	intel.arch_len = (r[0] >> 24) & 0xff;
-	intel.arch_unavailable = r[1];
-	if (!intel.nr_gp || intel.gp_width < 32 || intel.gp_width > 64) {
-		snprintf(why, len, "CPUID.0AH reports %u general counters of %u bits: not usable",
-			 intel.nr_gp, intel.gp_width);
-		return -ENODEV;
+	if (hybrid) {
+		err = probe_hybrid(why, len);
+	} else {
+		intel.nr_types = 1;
+		kpmc_x86_cpuid(0xa, 0, r);
+		err = read_pmu(&intel.type[0], r, why, len);
 	}
-	if (intel.version >= 2) {
-		intel.nr_fixed = r[3] & 0x1f;
-		intel.fixed_width = (r[3] >> 5) & 0xff;
-		intel.fixed_present = (1u << (intel.nr_fixed < 3 ? intel.nr_fixed : 3)) - 1;
-		/* Version 5 enumerates fixed counters as a bitmap too. */
-		if (intel.version >= 5)
-			intel.fixed_present |= r[2] & 0x7;
-		intel.fixed_slots = INTEL_FIXED_SLOTS;
-	}
-	if (intel.nr_gp > INTEL_MAX_GP)
-		intel.nr_gp = INTEL_MAX_GP;
+	if (err)
+		return err;
 	/* PDCM says IA32_PERF_CAPABILITIES exists; bit 13 is full-width writes. */
 	kpmc_x86_cpuid(1, 0, r);
 	if (r[2] & (1u << 15))
-		intel.full_width = kpmc_x86_rdmsr(MSR_X86_PERF_CAPABILITIES) & (1ULL << 13);
+		full_width = kpmc_x86_rdmsr(MSR_X86_PERF_CAPABILITIES) & (1ULL << 13);
 	family = (r[0] >> 8) & 0xf;
 	model = (r[0] >> 4) & 0xf;
 	if (family == 0x6 || family == 0xf)
 		model |= ((r[0] >> 16) & 0xf) << 4;
 	if (family == 0xf)
 		family += (r[0] >> 20) & 0xff;
+	if (hybrid)
+		hybrid_quirks(family, model);
+
+	if (intel.type[0].version >= 2)
+		intel.fixed_slots = INTEL_FIXED_SLOTS;
+	for (t = 0; t < intel.nr_types; t++) {
+		struct intel_pmu *p = &intel.type[t];
+
+		p->full_width = full_width;
+		p->slots = (p->fixed_present & ((1u << intel.fixed_slots) - 1)) |
+			   ((1u << p->nr_gp) - 1) << intel.fixed_slots;
+		if (p->nr_gp > intel.nr_gp)
+			intel.nr_gp = p->nr_gp;
+	}
 
 	/* Family and model name the microarchitecture: the CLI's libpfm4 event table. */
-	snprintf(desc->model, sizeof(desc->model),
-		 "Intel family %xh model %xh: arch perfmon v%u: %u general x %u bits, %u fixed x %u bits%s",
-		 family, model, intel.version, intel.nr_gp, intel.gp_width, intel.nr_fixed,
-		 intel.fixed_width, intel.full_width ? ", full-width writes" : "");
+	{
+		const struct intel_pmu *p = &intel.type[0];
+
+		snprintf(desc->model, sizeof(desc->model),
+			 "Intel family %xh model %xh: arch perfmon v%u: %u general x %u bits, %u fixed x %u bits%s%s",
+			 family, model, p->version, intel.nr_gp, p->gp_width, p->nr_fixed,
+			 p->fixed_width, full_width ? ", full-width writes" : "",
+			 intel.nr_types > 1 ? ", hybrid" : "");
+	}
 	desc->nr_fixed = intel.fixed_slots;
 	desc->nr_counters = intel.fixed_slots + intel.nr_gp;
-	for (i = 0; i < intel.fixed_slots; i++)
-		desc->width[i] = intel.fixed_width;
-	for (; i < desc->nr_counters; i++)
-		desc->width[i] = intel.gp_width;
+	/* A pmc's width: the narrowest of the types that have it. */
+	for (i = 0; i < desc->nr_counters; i++) {
+		desc->width[i] = 64;
+		for (t = 0; t < intel.nr_types; t++) {
+			const struct intel_pmu *p = &intel.type[t];
+			unsigned int w = slot_is_fixed(i) ? p->fixed_width : p->gp_width;
+
+			if ((p->slots & (1u << i)) && w < desc->width[i])
+				desc->width[i] = w;
+		}
+	}
+	if (intel.nr_types > 1) {
+		desc->nr_core_types = intel.nr_types;
+		for (t = 0; t < intel.nr_types; t++) {
+			const struct intel_pmu *p = &intel.type[t];
+			struct kpmc_core_type *ct = &desc->core_type[t];
+
+			snprintf(ct->name, sizeof(ct->name), "%s (0x%02x)", type_name(p),
+				 p->core_type);
+			cpu_list(t, ct->cpus, sizeof(ct->cpus));
+			ct->counters = p->slots;
+			snprintf(ct->detail, sizeof(ct->detail),
+				 "v%u: %u general x %u bits, %u fixed x %u bits", p->version,
+				 p->nr_gp, p->gp_width, p->nr_fixed, p->fixed_width);
+		}
+	}
 	if (intel.fixed_slots) {
 		/* Fixed counters' events in PMCTrack's and perf's raw (umask<<8 | event) form. */
 		desc->fixed_event[0] = 0xc0;
@@ -205,25 +470,49 @@ static u64 slot_global_bit(unsigned int slot)
 static int intel_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 			char *why, size_t len)
 {
-	unsigned int slot;
+	struct intel_enc enc;
+	u32 all = (1u << intel.nr_types) - 1;
+	unsigned int slot, t;
 
 	memset(hw, 0, sizeof(*hw));
-	if (cfg->ebs_period && intel.version < 2) {
+	memset(&enc, 0, sizeof(enc));
+	if (cfg->ebs_period && intel.type[0].version < 2) {
 		snprintf(why, len, "perfmon version 1 has no overflow status: no ebs");
 		return -EINVAL;
 	}
+	why[0] = '\0';
 	for (slot = 0; slot < KPMC_MAX_COUNTERS; slot++) {
 		const struct kpmc_counter_req *req = &cfg->ctr[slot];
 		bool pmi = cfg->ebs_period && cfg->ebs_slot == slot;
-		unsigned int n = hw->nr;
+		unsigned int n = hw->nr, w = 64;
+		char note[KPMC_ERR_MAX];
+		u32 bad;
 
 		if (!(cfg->mask & (1u << slot)))
 			continue;
+		bad = check_types(slot, req, note, sizeof(note));
+		if (bad == all) {
+			snprintf(why, len, "pmc%u: %s", slot, note);
+			return -EINVAL;
+		}
+		/* Counted where it can be; why keeps where it cannot. */
+		if (bad && !why[0])
+			snprintf(why, len, "pmc%u is not counted on %s", slot, note);
+		for (t = 0; t < intel.nr_types; t++) {
+			const struct intel_pmu *p = &intel.type[t];
+
+			if (bad & (1u << t)) {
+				enc.absent[t] |= 1u << n;
+				continue;
+			}
+			enc.enable_bits[t] |= slot_global_bit(slot);
+			if ((slot_is_fixed(slot) ? p->fixed_width : p->gp_width) < w)
+				w = slot_is_fixed(slot) ? p->fixed_width : p->gp_width;
+		}
 		if (slot_is_fixed(slot)) {
 			/* IA32_FIXED_CTR_CTRL nibble: OS, USR, AnyThread, PMI. */
 			hw->selector[n] = (req->os ? 1 : 0) | (req->usr ? 2 : 0) |
 					  (req->any ? 4 : 0) | (pmi ? 8 : 0);
-			hw->width_mask[n] = width_mask(intel.fixed_width);
 		} else {
 			struct kpmc_counter_req r = *req;
 			u8 ev, um;
@@ -231,8 +520,8 @@ static int intel_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw
 			split_event(req, &ev, &um);
 			r.umask = um;
 			hw->selector[n] = kpmc_x86_evtsel(ev, &r, pmi) | X86_EVTSEL_EN;
-			hw->width_mask[n] = width_mask(intel.gp_width);
 		}
+		hw->width_mask[n] = width_mask(w);
 		hw->slot[n] = slot;
 		hw->enable_bits |= slot_global_bit(slot);
 		if (pmi) {
@@ -243,15 +532,37 @@ static int intel_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw
 		hw->nr++;
 		hw->mask |= 1u << slot;
 	}
+	if (intel.nr_types > 1) {
+		hw->priv = kpmc_x86_zalloc(sizeof(enc));
+		if (!hw->priv) {
+			snprintf(why, len, "out of memory");
+			return -ENOMEM;
+		}
+		memcpy(hw->priv, &enc, sizeof(enc));
+	}
 	return 0;
 }
 
-static void write_counter(unsigned int slot, u64 value, u64 mask)
+static void intel_release(struct kpmc_hw_config *hw)
 {
+	kpmc_x86_free(hw->priv);
+	hw->priv = NULL;
+}
+
+static void write_counter(const struct intel_pmu *p, unsigned int slot, u64 value, u64 mask)
+{
+	u64 own = width_mask(slot_is_fixed(slot) ? p->fixed_width : p->gp_width);
+
+	/*
+	 * Wider than the encoding (another core type's counter is narrower):
+	 * sign-extend, so that the distance to overflow stays the same.
+	 */
+	if (own != mask && (value & (mask ^ (mask >> 1))))
+		value |= ~mask;
 	if (slot_is_fixed(slot))
-		kpmc_x86_wrmsr(MSR_X86_FIXED_CTR0 + slot, value & mask);
-	else if (intel.full_width)
-		kpmc_x86_wrmsr(MSR_X86_PMC0_FULL + slot_gp(slot), value & mask);
+		kpmc_x86_wrmsr(MSR_X86_FIXED_CTR0 + slot, value & own);
+	else if (p->full_width)
+		kpmc_x86_wrmsr(MSR_X86_PMC0_FULL + slot_gp(slot), value & own);
 	else
 		/* Legacy writes take 32 bits and sign-extend bit 31 (SDM 18.2.6). */
 		kpmc_x86_wrmsr(MSR_X86_PMC0 + slot_gp(slot), value & 0xffffffffULL);
@@ -259,30 +570,38 @@ static void write_counter(unsigned int slot, u64 value, u64 mask)
 
 static void intel_load(const struct kpmc_hw_config *hw, const u64 *start)
 {
+	unsigned int t, i;
+	const struct intel_pmu *p = pmu_here(&t);
+	u32 absent = absent_on(hw, t);
+	u64 *kept = absent ? kpmc_x86_cpu_values() : NULL;
 	u64 fixed_ctrl = 0;
-	unsigned int i;
 
-	if (intel.version >= 2)
+	if (p->version >= 2)
 		kpmc_x86_wrmsr(MSR_X86_PERF_GLOBAL_CTRL, 0);
 	else
 		/* No global control: a previous configuration's enables must go. */
-		for (i = 0; i < intel.nr_gp; i++)
+		for (i = 0; i < p->nr_gp; i++)
 			kpmc_x86_wrmsr(MSR_X86_PERFEVTSEL0 + i, 0);
 	for (i = 0; i < hw->nr; i++) {
 		unsigned int slot = hw->slot[i];
 
+		if (absent & (1u << i)) {
+			kept[i] = start[i];
+			continue;
+		}
 		if (slot_is_fixed(slot))
 			fixed_ctrl |= hw->selector[i] << (4 * slot);
 		else
 			kpmc_x86_wrmsr(MSR_X86_PERFEVTSEL0 + slot_gp(slot), hw->selector[i]);
-		write_counter(slot, start[i], hw->width_mask[i]);
+		write_counter(p, slot, start[i], hw->width_mask[i]);
 	}
-	if (intel.version >= 2) {
+	if (p->version >= 2) {
 		kpmc_x86_wrmsr(MSR_X86_FIXED_CTR_CTRL, fixed_ctrl);
-		kpmc_x86_wrmsr(MSR_X86_PERF_GLOBAL_CTRL, hw->enable_bits);
+		kpmc_x86_wrmsr(MSR_X86_PERF_GLOBAL_CTRL, enable_on(hw, t));
 	}
 }
 
+/* Version 1 has no global control, and no hybrid parts: every counter is present. */
 static void set_gp_enables(const struct kpmc_hw_config *hw, bool on)
 {
 	unsigned int i;
@@ -295,15 +614,21 @@ static void set_gp_enables(const struct kpmc_hw_config *hw, bool on)
 
 static void intel_start(const struct kpmc_hw_config *hw)
 {
-	if (intel.version >= 2)
-		kpmc_x86_wrmsr(MSR_X86_PERF_GLOBAL_CTRL, hw->enable_bits);
+	unsigned int t;
+	const struct intel_pmu *p = pmu_here(&t);
+
+	if (p->version >= 2)
+		kpmc_x86_wrmsr(MSR_X86_PERF_GLOBAL_CTRL, enable_on(hw, t));
 	else
 		set_gp_enables(hw, true);
 }
 
 static void intel_stop(const struct kpmc_hw_config *hw)
 {
-	if (intel.version >= 2)
+	unsigned int t;
+	const struct intel_pmu *p = pmu_here(&t);
+
+	if (p->version >= 2)
 		kpmc_x86_wrmsr(MSR_X86_PERF_GLOBAL_CTRL, 0);
 	else
 		set_gp_enables(hw, false);
@@ -312,19 +637,41 @@ static void intel_stop(const struct kpmc_hw_config *hw)
 static void intel_read(const struct kpmc_hw_config *hw, u64 *raw)
 {
 	unsigned int i;
+	u32 absent = absent_on(hw, type_here());
+	const u64 *kept = absent ? kpmc_x86_cpu_values() : NULL;
 
 	for (i = 0; i < hw->nr; i++) {
 		unsigned int slot = hw->slot[i];
 		u32 msr = slot_is_fixed(slot) ? MSR_X86_FIXED_CTR0 + slot :
 						MSR_X86_PMC0 + slot_gp(slot);
 
-		raw[i] = kpmc_x86_rdmsr(msr) & hw->width_mask[i];
+		if (absent & (1u << i))
+			raw[i] = kept[i];
+		else
+			raw[i] = kpmc_x86_rdmsr(msr) & hw->width_mask[i];
 	}
 }
 
 static void intel_write(const struct kpmc_hw_config *hw, unsigned int index, u64 value)
 {
-	write_counter(hw->slot[index], value, hw->width_mask[index]);
+	unsigned int t;
+	const struct intel_pmu *p = pmu_here(&t);
+
+	if (absent_on(hw, t) & (1u << index))
+		kpmc_x86_cpu_values()[index] = value;
+	else
+		write_counter(p, hw->slot[index], value, hw->width_mask[index]);
+}
+
+static u32 intel_uncounted(const struct kpmc_hw_config *hw)
+{
+	u32 absent = absent_on(hw, type_here()), pmcs = 0;
+	unsigned int i;
+
+	for (i = 0; absent && i < hw->nr; i++)
+		if (absent & (1u << i))
+			pmcs |= 1u << hw->slot[i];
+	return pmcs;
 }
 
 /* PMI: take and clear the overflow bits of kpmc's counters. */
@@ -340,30 +687,33 @@ static bool intel_pmi(void)
 
 static void intel_quiesce(void *unused)
 {
-	unsigned int i;
+	unsigned int t, i;
+	const struct intel_pmu *p = pmu_here(&t);
 
-	if (intel.version >= 2) {
+	if (p->version >= 2) {
 		kpmc_x86_wrmsr(MSR_X86_PERF_GLOBAL_CTRL, 0);
 		kpmc_x86_wrmsr(MSR_X86_FIXED_CTR_CTRL, 0);
 	}
-	for (i = 0; i < intel.nr_gp; i++)
+	for (i = 0; i < p->nr_gp; i++)
 		kpmc_x86_wrmsr(MSR_X86_PERFEVTSEL0 + i, 0);
 }
 
 static int intel_claim(u32 mask, char *why, size_t len)
 {
 	int err = kpmc_x86_reserve(intel.nr_gp, MSR_X86_PERFEVTSEL0, MSR_X86_PMC0, 1, why, len);
-	unsigned int slot;
+	unsigned int slot, t;
+	u32 present = 0;
 
 	if (err)
 		return err;
+	for (t = 0; t < intel.nr_types; t++)
+		present |= intel.type[t].slots;
 	intel.claimed_status = 0;
-	for (slot = 0; slot < intel.fixed_slots + intel.nr_gp; slot++)
-		if ((mask & (1u << slot)) && (!slot_is_fixed(slot) ||
-					      (intel.fixed_present & (1u << slot))))
+	for (slot = 0; slot < KPMC_MAX_COUNTERS; slot++)
+		if (mask & present & (1u << slot))
 			intel.claimed_status |= slot_global_bit(slot);
 	kpmc_x86_on_each_cpu(intel_quiesce, NULL);
-	if (intel.version >= 2)
+	if (intel.type[0].version >= 2)
 		kpmc_x86_pmi_attach(intel_pmi);
 	return 0;
 }
@@ -371,7 +721,7 @@ static int intel_claim(u32 mask, char *why, size_t len)
 static void intel_unclaim(u32 mask)
 {
 	kpmc_x86_on_each_cpu(intel_quiesce, NULL);
-	if (intel.version >= 2)
+	if (intel.type[0].version >= 2)
 		kpmc_x86_pmi_detach();
 	intel.claimed_status = 0;
 	kpmc_x86_unreserve(intel.nr_gp, MSR_X86_PERFEVTSEL0, MSR_X86_PMC0, 1);
@@ -383,9 +733,11 @@ const struct kpmc_backend kpmc_intel_backend = {
 	.claim = intel_claim,
 	.unclaim = intel_unclaim,
 	.encode = intel_encode,
+	.release = intel_release,
 	.load = intel_load,
 	.start = intel_start,
 	.stop = intel_stop,
 	.read = intel_read,
 	.write = intel_write,
+	.uncounted = intel_uncounted,
 };

@@ -18,6 +18,8 @@
 #include <linux/irq_work.h>
 #include <linux/percpu.h>
 #include <linux/smp.h>
+#include <linux/slab.h>
+#include <linux/cpumask.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
 #include <asm/nmi.h>
@@ -115,4 +117,49 @@ void kpmc_x86_pmi_detach(void)
 void kpmc_x86_on_each_cpu(void (*fn)(void *info), void *info)
 {
 	on_each_cpu(fn, info, 1);
+}
+
+unsigned int kpmc_x86_cpu(void)
+{
+	return smp_processor_id();
+}
+
+unsigned int kpmc_x86_nr_cpus(void)
+{
+	return nr_cpu_ids;
+}
+
+struct cpuid_call {
+	u32 leaf, subleaf, *regs;
+};
+
+static void cpuid_here(void *info)
+{
+	struct cpuid_call *c = info;
+
+	kpmc_x86_cpuid(c->leaf, c->subleaf, c->regs);
+}
+
+int kpmc_x86_cpuid_on(unsigned int cpu, u32 leaf, u32 subleaf, u32 regs[4])
+{
+	struct cpuid_call c = { leaf, subleaf, regs };
+
+	return smp_call_function_single(cpu, cpuid_here, &c, 1) ? -ENODEV : 0;
+}
+
+static DEFINE_PER_CPU(u64 [KPMC_MAX_COUNTERS], kpmc_x86_values);
+
+u64 *kpmc_x86_cpu_values(void)
+{
+	return *this_cpu_ptr(&kpmc_x86_values);
+}
+
+void *kpmc_x86_zalloc(size_t size)
+{
+	return kzalloc(size, GFP_KERNEL);
+}
+
+void kpmc_x86_free(void *p)
+{
+	kfree(p);
 }

@@ -35,6 +35,25 @@ void kpmc_x86_pmi_detach(void);
 /* Run fn on every online CPU (process context), waiting for all. */
 void kpmc_x86_on_each_cpu(void (*fn)(void *info), void *info);
 
+/*
+ * Hybrid parts: each core type is its own PMU, so the backend learns which
+ * CPU it is on (hot path: preemption is off there), asks CPUID on a CPU of
+ * a given type (process context; -ENODEV if cpu is offline), and keeps, per
+ * CPU, the values of counters that CPU's type lacks.
+ */
+#ifdef __KERNEL__
+#include <linux/threads.h>
+#define KPMC_X86_MAX_CPUS	NR_CPUS
+#else
+#define KPMC_X86_MAX_CPUS	64
+#endif
+unsigned int kpmc_x86_cpu(void);
+unsigned int kpmc_x86_nr_cpus(void);
+int kpmc_x86_cpuid_on(unsigned int cpu, u32 leaf, u32 subleaf, u32 regs[4]);
+u64 *kpmc_x86_cpu_values(void);		/* this CPU's KPMC_MAX_COUNTERS values */
+void *kpmc_x86_zalloc(size_t size);		/* process context */
+void kpmc_x86_free(void *p);
+
 /* The MSRs both vendors' backends name. */
 #define MSR_X86_PERFEVTSEL0		0x186
 #define MSR_X86_PMC0			0x0c1

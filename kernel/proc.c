@@ -79,6 +79,11 @@ static int info_show(struct seq_file *m, void *v)
 		for (i = 0; i < kpmc_pmu.nr_counters; i++)
 			seq_printf(m, " %u", kpmc_pmu.width[i]);
 		seq_puts(m, "\n");
+		/* Hybrid CPUs: one PMU per core type; pmc numbers are their union. */
+		for (i = 0; i < kpmc_pmu.nr_core_types; i++)
+			seq_printf(m, "core_type%u: %s: cpus %s: pmc mask 0x%x: %s\n", i,
+				   kpmc_pmu.core_type[i].name, kpmc_pmu.core_type[i].cpus,
+				   kpmc_pmu.core_type[i].counters, kpmc_pmu.core_type[i].detail);
 	}
 	seq_printf(m, "monitoring_module: %s\n", mm ? mm->name : "none");
 	seq_puts(m, "virtual_counters:");

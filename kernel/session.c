@@ -213,6 +213,9 @@ void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 	rec->kind = kind;
 	rec->cpu = raw_smp_processor_id();
 	rec->counter_mask = s.counter_mask;
+	/* A CPU's record (system-wide) is built on that CPU: its type is the one. */
+	if (!t && kpmc_backend->uncounted)
+		rec->uncounted_mask = kpmc_backend->uncounted(hw) & hw->mask;
 	rec->virt_mask = s.virt_mask;
 	rec->run_ns = s.run_ns;
 	memcpy(rec->counts, s.counts, sizeof(rec->counts));

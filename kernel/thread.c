@@ -132,6 +132,9 @@ static bool fold(struct kpmc_cpu *c, struct kpmc_thread *t, u64 now)
 	unsigned int i;
 
 	kpmc_backend->read(hw, raw);
+	/* Every interval counted ends in a fold, on the CPU it was counted on. */
+	if (kpmc_backend->uncounted)
+		t->uncounted |= kpmc_backend->uncounted(hw);
 	for (i = 0; i < hw->nr; i++) {
 		u64 delta = kpmc_counter_delta(raw[i], c->last_raw[i], hw->width_mask[i]);
 
@@ -162,6 +165,8 @@ static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
 	rec.pid = t->pid;
 	rec.tid = t->tid;
 	rec.nsample = ++t->nsample;
+	rec.uncounted_mask = t->uncounted & rec.counter_mask;
+	t->uncounted = 0;
 	kpmc_session_push(t->session, &rec);
 
 	for (i = 0; i < thw(t)->nr; i++)

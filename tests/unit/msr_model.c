@@ -25,7 +25,10 @@ static const char *const vendor_of[] = {
 	[MODEL_ZEN4] = "AuthenticAMD", [MODEL_ZEN1] = "AuthenticAMD",
 	[MODEL_AMD_LEGACY] = "AuthenticAMD",
 	[MODEL_SKX] = "GenuineIntel", [MODEL_QEMU_TCG] = "GenuineIntel",
+	[MODEL_ADL] = "GenuineIntel",
 };
+
+static void model_adl_init(void);
 
 void model_init(enum model_kind kind)
 {
@@ -72,6 +75,9 @@ void model_init(enum model_kind kind)
 	case MODEL_AMD_LEGACY:
 		m.nr_gp = 4, m.gp_width = 48, m.family = 0x17;
 		break;
+	case MODEL_ADL:
+		model_adl_init();
+		break;
 	}
 }
 
@@ -82,7 +88,7 @@ void kpmc_x86_cpuid(u32 leaf, u32 subleaf, u32 r[4])
 	memset(r, 0, 4 * sizeof(u32));
 	switch (leaf) {
 	case 0:
-		r[0] = m.intel ? 0x16 : 0x10;
+		r[0] = m.hybrid ? 0x20 : m.intel ? 0x16 : 0x10;
 		memcpy(&r[1], v, 4);
 		memcpy(&r[3], v + 4, 4);
 		memcpy(&r[2], v + 8, 4);
@@ -107,6 +113,12 @@ void kpmc_x86_cpuid(u32 leaf, u32 subleaf, u32 r[4])
 	case 7:
 		if (m.rdt && !subleaf)
 			r[1] = 1u << 12;
+		if (m.hybrid && !subleaf)
+			r[3] = 1u << 15;
+		break;
+	case 0x1a:
+		if (m.hybrid)
+			r[0] = (u32)m.core_type[m.cpu] << 24;
 		break;
 	case 0xf:
 		if (m.rdt && subleaf == 0) {
@@ -122,7 +134,8 @@ void kpmc_x86_cpuid(u32 leaf, u32 subleaf, u32 r[4])
 	case 0xa:
 		if (!m.intel || !m.version)
 			break;
-		r[0] = m.version | m.nr_gp << 8 | m.gp_width << 16 | 8u << 24;
+		r[0] = m.version | (m.cpuid_gp ? m.cpuid_gp : m.nr_gp) << 8 | m.gp_width << 16 |
+		       8u << 24;
 		r[1] = m.arch_unavailable;
 		if (m.version >= 2)
 			r[3] = m.nr_fixed | m.fixed_width << 5;
@@ -294,7 +307,17 @@ void kpmc_x86_pmi_detach(void)
 
 void kpmc_x86_on_each_cpu(void (*fn)(void *info), void *info)
 {
-	fn(info);
+	unsigned int was = m.cpu, cpu;
+
+	if (!m.hybrid) {
+		fn(info);
+		return;
+	}
+	for (cpu = 0; cpu < m.nr_cpus; cpu++) {
+		model_cpu(cpu);
+		fn(info);
+	}
+	model_cpu(was);
 }
 
 /* The core's entry: counted here. */
@@ -487,4 +510,92 @@ void model_poll(void)
 {
 	assert_non_null(m.poll);
 	run_on_cpus(m.poll, m.poll_every_cpu);
+}
+
+/* ---- hybrid parts: a PMU per CPU (x86_hw.h's per-CPU side) ---- */
+
+#define BANK_FIELDS(X) X(nr_gp) X(gp_width) X(nr_fixed) X(fixed_width) X(cpuid_gp) \
+	X(arch_unavailable) X(fixed_ctrl) X(global_ctrl) X(global_status)
+
+void model_cpu(unsigned int cpu)
+{
+	struct model_bank *b = &m.bank[m.cpu];
+
+	assert_true(cpu < m.nr_cpus);
+	if (!m.hybrid) {
+		m.cpu = cpu;
+		return;
+	}
+#define SAVE(f) b->f = m.f;
+	BANK_FIELDS(SAVE)
+	memcpy(b->sel, m.sel, sizeof(b->sel));
+	memcpy(b->ctr, m.ctr, sizeof(b->ctr));
+	memcpy(b->fixed, m.fixed, sizeof(b->fixed));
+	b = &m.bank[cpu];
+#define LOAD(f) m.f = b->f;
+	BANK_FIELDS(LOAD)
+	memcpy(m.sel, b->sel, sizeof(m.sel));
+	memcpy(m.ctr, b->ctr, sizeof(m.ctr));
+	memcpy(m.fixed, b->fixed, sizeof(m.fixed));
+	m.cpu = cpu;
+}
+
+/*
+ * Alder Lake (family 6 model 97h), perfmon v5 on both types: P-cores have 8
+ * general counters but CPUID.0AH says 6 (the count both types share), as on
+ * the real part; E-cores have 6. Fixed counters 0-2 and 48 bits on both.
+ */
+static void model_adl_init(void)
+{
+	unsigned int cpu;
+
+	m.hybrid = true;
+	m.nr_cpus = 4;
+	m.cpus_per_pkg = 4;
+	m.cpuid1_eax = 0x00090672;
+	m.version = 5;
+	m.full_width = true;
+	for (cpu = 0; cpu < 4; cpu++) {
+		struct model_bank *b = &m.bank[cpu];
+		bool p = cpu < 2;
+
+		m.core_type[cpu] = p ? 0x40 : 0x20;
+		b->nr_gp = p ? 8 : 6;
+		b->cpuid_gp = 6;
+		b->gp_width = 48;
+		b->nr_fixed = 3;
+		b->fixed_width = 48;
+	}
+	m.cpu = 0;
+#define LOAD0(f) m.f = m.bank[0].f;
+	BANK_FIELDS(LOAD0)
+}
+
+unsigned int kpmc_x86_cpu(void) { return m.cpu; }
+unsigned int kpmc_x86_nr_cpus(void) { return m.nr_cpus; }
+u64 *kpmc_x86_cpu_values(void) { return m.kept[m.cpu]; }
+
+int kpmc_x86_cpuid_on(unsigned int cpu, u32 leaf, u32 subleaf, u32 regs[4])
+{
+	unsigned int was = m.cpu;
+
+	if (cpu >= m.nr_cpus)
+		return -ENODEV;
+	model_cpu(cpu);
+	kpmc_x86_cpuid(leaf, subleaf, regs);
+	model_cpu(was);
+	return 0;
+}
+
+void *kpmc_x86_zalloc(size_t size)
+{
+	m.allocs++;
+	return calloc(1, size);
+}
+
+void kpmc_x86_free(void *p)
+{
+	if (p)
+		m.allocs--;
+	free(p);
 }

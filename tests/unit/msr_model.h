@@ -18,6 +18,7 @@ enum model_kind {
 	MODEL_AMD_LEGACY,		/* 4 legacy K7 counters */
 	MODEL_SKX,			/* Skylake-SP: the PMU of MODEL_SKYLAKE, server RAPL, RDT */
 	MODEL_QEMU_TCG,			/* QEMU's Skylake-Client under TCG: no PMU, MSRs it lacks read 0 */
+	MODEL_ADL,			/* Alder Lake hybrid: CPUs 0-1 P-cores, 2-3 E-cores */
 };
 
 #define MODEL_CPUS	4
@@ -59,6 +60,22 @@ struct model {
 	void (*poll)(void);
 	unsigned int poll_ms;
 	bool poll_every_cpu;
+
+	/*
+	 * Hybrid (MODEL_ADL): each CPU has its core type and its own PMU; the
+	 * fields above are CPU m.cpu's, the others wait in bank[] (model_cpu).
+	 */
+	bool hybrid;
+	u8 core_type[MODEL_CPUS];	/* CPUID.1AH:EAX[31:24] */
+	unsigned int cpuid_gp;		/* what CPUID.0AH says of this CPU's GP counters */
+	struct model_bank {
+		unsigned int nr_gp, gp_width, nr_fixed, fixed_width, cpuid_gp;
+		u32 arch_unavailable;
+		u64 sel[16], ctr[16], fixed[3];
+		u64 fixed_ctrl, global_ctrl, global_status;
+	} bank[MODEL_CPUS];
+	u64 kept[MODEL_CPUS][KPMC_MAX_COUNTERS];	/* kpmc_x86_cpu_values() */
+	unsigned long allocs;		/* kpmc_x86_zalloc() not yet freed */
 };
 
 extern struct model m;
@@ -68,5 +85,7 @@ void model_init(enum model_kind kind);
 void model_inject(unsigned int event, unsigned int umask, bool user, u64 n);
 /* Run the module's poller once, as its timer would. */
 void model_poll(void);
+/* Hybrid: run on CPU cpu from now on (its core type, its PMU's registers). */
+void model_cpu(unsigned int cpu);
 
 #endif

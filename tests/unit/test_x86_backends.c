@@ -392,6 +392,249 @@ static void test_perf_holds_pmu(void **state)
 	assert_int_equal(m.writes, 0);
 }
 
+/* ---- hybrid parts (Alder Lake: CPUs 0-1 P-cores, 2-3 E-cores) ---- */
+
+/* The ADL model, with the architectural events each type lacks (CPUID.0AH:EBX). */
+static int use_adl(u32 p_unavailable, u32 e_unavailable)
+{
+	unsigned int cpu;
+
+	model_init(MODEL_ADL);
+	for (cpu = 0; cpu < MODEL_CPUS; cpu++)
+		m.bank[cpu].arch_unavailable = cpu < 2 ? p_unavailable : e_unavailable;
+	m.arch_unavailable = p_unavailable;
+	memset(&desc, 0, sizeof(desc));
+	be = &kpmc_intel_backend;
+	why[0] = '\0';
+	return be->probe(&desc, why, sizeof(why));
+}
+
+static void test_hybrid_detection(void **state)
+{
+	(void)state;
+	assert_int_equal(use(MODEL_SKYLAKE, &kpmc_intel_backend), 0);
+	assert_int_equal(desc.nr_core_types, 0);
+
+	assert_int_equal(use_adl(0, 0), 0);
+	assert_string_equal(desc.model,
+			    "Intel family 6h model 97h: arch perfmon v5: 8 general x 48 bits, 3 fixed x 48 bits, full-width writes, hybrid");
+	/* The union: pmc0-2 fixed, pmc3-pmc10 the P-cores' 8 general counters. */
+	assert_int_equal(desc.nr_fixed, 3);
+	assert_int_equal(desc.nr_counters, 11);
+	assert_int_equal(desc.width[10], 48);
+	assert_int_equal(desc.nr_core_types, 2);
+	assert_string_equal(desc.core_type[0].name, "P-core (0x40)");
+	assert_string_equal(desc.core_type[0].cpus, "0-1");
+	assert_int_equal(desc.core_type[0].counters, 0x7ff);
+	assert_string_equal(desc.core_type[0].detail, "v5: 8 general x 48 bits, 3 fixed x 48 bits");
+	assert_string_equal(desc.core_type[1].name, "E-core (0x20)");
+	assert_string_equal(desc.core_type[1].cpus, "2-3");
+	assert_int_equal(desc.core_type[1].counters, 0x1ff);
+	assert_string_equal(desc.core_type[1].detail, "v5: 6 general x 48 bits, 3 fixed x 48 bits");
+
+	/* Probed from an E-core: the same answer (CPUID.0AH is read on a CPU of each type). */
+	model_init(MODEL_ADL);
+	model_cpu(3);
+	memset(&desc, 0, sizeof(desc));
+	assert_int_equal(be->probe(&desc, why, sizeof(why)), 0);
+	assert_int_equal(desc.nr_counters, 11);
+	assert_string_equal(desc.core_type[0].name, "P-core (0x40)");
+	assert_string_equal(desc.core_type[0].detail, "v5: 8 general x 48 bits, 3 fixed x 48 bits");
+	assert_string_equal(desc.core_type[1].detail, "v5: 6 general x 48 bits, 3 fixed x 48 bits");
+}
+
+/* The GP selects and GLOBAL_CTRL that loading hw writes on cpu. */
+static void load_on(unsigned int cpu, const struct kpmc_hw_config *hw)
+{
+	model_cpu(cpu);
+	load_zero(hw);
+}
+
+static void test_hybrid_encode(void **state)
+{
+	struct kpmc_hw_config hw;
+
+	(void)state;
+	assert_int_equal(use_adl(0, 0), 0);
+	assert_int_equal(be->claim(0x7ff, why, sizeof(why)), 0);
+	/* Valid on both types: the same registers on both. */
+	assert_int_equal(configure("pmc0,pmc3=0xc4,pmc8=0x2e,umask8=0x41", &hw), 0);
+	assert_string_equal(why, "");
+	load_on(0, &hw);
+	assert_true(m.sel[0] == 0x4100c4 && m.sel[5] == 0x41412e);
+	assert_true(m.global_ctrl == ((1ULL << 32) | 0x21));
+	assert_int_equal(be->uncounted(&hw), 0);
+	load_on(2, &hw);
+	assert_true(m.sel[0] == 0x4100c4 && m.sel[5] == 0x41412e);
+	assert_true(m.global_ctrl == ((1ULL << 32) | 0x21));
+	assert_int_equal(be->uncounted(&hw), 0);
+	be->release(&hw);
+
+	/* pmc9, pmc10: P-core counters. Counted there, left alone on E-cores. */
+	assert_int_equal(configure("pmc1,pmc9=0x2e,umask9=0x41,pmc10=0xc5", &hw), 0);
+	assert_string_equal(why, "pmc9 is not counted on E-core (0x20): 6 general counters (pmc3-pmc8)");
+	load_on(1, &hw);
+	assert_true(m.sel[6] == 0x41412e && m.sel[7] == 0x4100c5);
+	assert_true(m.global_ctrl == ((1ULL << 33) | 0xc0));
+	assert_int_equal(be->uncounted(&hw), 0);
+	/* On an E-core PERFEVTSEL6/7 do not exist (the model fails on #GP). */
+	load_on(2, &hw);
+	assert_true(m.global_ctrl == 1ULL << 33);
+	assert_int_equal(be->uncounted(&hw), (1u << 9) | (1u << 10));
+	be->release(&hw);
+
+	/* An architectural event one type lacks: counted on the other. */
+	assert_int_equal(use_adl(0, 1u << 6), 0);
+	assert_int_equal(configure("pmc3=0xc5,pmc4=0xc4", &hw), 0);
+	assert_string_equal(why,
+			    "pmc3 is not counted on E-core (0x20): architectural event branch mispredicts retired (0xc5/0x00) is not available on this CPU (CPUID.0AH:EBX bit 6)");
+	load_on(3, &hw);
+	assert_true(m.sel[0] == 0 && m.sel[1] == 0x4100c4 && m.global_ctrl == 2);
+	assert_int_equal(be->uncounted(&hw), 1u << 3);
+	load_on(0, &hw);
+	assert_true(m.sel[0] == 0x4100c5 && m.global_ctrl == 3);
+	be->release(&hw);
+
+	/* Invalid on every type: refused, naming them. */
+	assert_int_equal(use_adl(1u << 6, 1u << 6), 0);
+	expect_refused("pmc3=0xc5",
+		       "P-core (0x40), E-core (0x20): architectural event branch mispredicts retired");
+	/* Each counter valid on one type: accepted, each counted where it can be. */
+	assert_int_equal(use_adl(1u << 5, 1u << 6), 0);
+	assert_int_equal(configure("pmc3=0xc5,pmc4=0xc4", &hw), 0);
+	load_on(0, &hw);
+	assert_true(m.global_ctrl == 1 && be->uncounted(&hw) == 1u << 4);
+	load_on(2, &hw);
+	assert_true(m.global_ctrl == 2 && be->uncounted(&hw) == 1u << 3);
+	be->release(&hw);
+	assert_int_equal(use_adl(1u << 6, 1u << 6), 0);
+	expect_refused("pmc11=0xc4", "pmc11");
+	assert_int_equal(m.allocs, 0);
+}
+
+/* A minimal core: what kernel/thread.c does at switch-in, fold and record. */
+struct sim_thread {
+	u64 acc[KPMC_MAX_COUNTERS], last_raw[MODEL_CPUS][KPMC_MAX_COUNTERS];
+	u32 uncounted;
+};
+
+static void sim_in(struct sim_thread *t, const struct kpmc_hw_config *hw, unsigned int cpu)
+{
+	u64 start[KPMC_MAX_COUNTERS];
+	unsigned int i;
+
+	model_cpu(cpu);
+	/* Start near the top: wrap-around is part of the test. */
+	for (i = 0; i < hw->nr; i++)
+		start[i] = hw->width_mask[i] - 3;
+	be->load(hw, start);
+	memcpy(t->last_raw[cpu], start, sizeof(start));
+}
+
+static void sim_out(struct sim_thread *t, const struct kpmc_hw_config *hw)
+{
+	u64 raw[KPMC_MAX_COUNTERS];
+	unsigned int i;
+
+	be->read(hw, raw);
+	t->uncounted |= be->uncounted(hw);
+	for (i = 0; i < hw->nr; i++) {
+		t->acc[i] += kpmc_counter_delta(raw[i], t->last_raw[m.cpu][i], hw->width_mask[i]);
+		t->last_raw[m.cpu][i] = raw[i];
+	}
+	be->stop(hw);
+}
+
+/* What the thread does while on a CPU: the same work wherever it runs. */
+static void sim_work(u64 k)
+{
+	model_inject(0xc0, 0, true, 1000 * k);		/* instructions: fixed 0 */
+	model_inject(0xc4, 0, true, 100 * k);		/* branches: pmc3 */
+	model_inject(0x2e, 0x41, true, 10 * k);		/* LLC misses: pmc9, P-cores only */
+}
+
+static void test_hybrid_migration(void **state)
+{
+	struct kpmc_hw_config hw;
+	struct sim_thread t;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(use_adl(0, 0), 0);
+	assert_int_equal(be->claim(0x7ff, why, sizeof(why)), 0);
+	assert_int_equal(configure("pmc0,pmc3=0xc4,pmc9=0x2e,umask9=0x41", &hw), 0);
+
+	/* On a P-core: all three count. A record now reports nothing uncounted. */
+	sim_in(&t, &hw, 0);
+	sim_work(1);
+	sim_out(&t, &hw);
+	assert_true(t.acc[0] == 1000 && t.acc[1] == 100 && t.acc[2] == 10);
+	assert_int_equal(t.uncounted, 0);
+
+	/* Migrates to an E-core: pmc9 does not count there, the others do. */
+	sim_in(&t, &hw, 2);
+	sim_work(2);
+	sim_out(&t, &hw);
+	assert_true(t.acc[0] == 3000 && t.acc[1] == 300 && t.acc[2] == 10);
+	assert_int_equal(t.uncounted, 1u << 9);
+
+	/* Again on that E-core, restarted as the core does (no load): still nothing. */
+	model_cpu(2);
+	be->start(&hw);
+	sim_work(4);
+	sim_out(&t, &hw);
+	assert_true(t.acc[0] == 7000 && t.acc[1] == 700 && t.acc[2] == 10);
+	/* A write to the absent counter (EBS re-arm) reads back, still no delta. */
+	be->write(&hw, 2, 12345);
+	t.last_raw[2][2] = 12345;
+	be->start(&hw);
+	sim_work(1);
+	sim_out(&t, &hw);
+	assert_true(t.acc[2] == 10);
+
+	/* Back to the other P-core: pmc9 counts again. */
+	t.uncounted = 0;			/* a record was taken */
+	sim_in(&t, &hw, 1);
+	sim_work(3);
+	sim_out(&t, &hw);
+	assert_true(t.acc[0] == 11000 && t.acc[1] == 1100 && t.acc[2] == 40);
+	assert_int_equal(t.uncounted, 0);
+
+	/* The E-cores' own PMUs were never touched beyond their 6 counters. */
+	model_cpu(2);
+	assert_true(m.sel[6] == 0 && m.sel[7] == 0);
+	be->release(&hw);
+	assert_int_equal(m.allocs, 0);
+	be->unclaim(0x7ff);
+}
+
+/* EBS on a P-core-only counter: overflows at exactly the period there, never on E. */
+static void test_hybrid_ebs(void **state)
+{
+	struct kpmc_hw_config hw;
+	u64 start[KPMC_MAX_COUNTERS] = { 0 };
+
+	(void)state;
+	assert_int_equal(use_adl(0, 0), 0);
+	assert_int_equal(be->claim(0x7ff, why, sizeof(why)), 0);
+	assert_int_equal(configure("pmc10=0xc4,ebs10=100000", &hw), 0);
+	start[0] = kpmc_overflow_start(100000, hw.width_mask[0]);
+	model_cpu(2);
+	be->load(&hw, start);
+	model_inject(0xc4, 0, true, 200000);
+	assert_int_equal(m.pmis, 0);
+	model_cpu(0);
+	be->load(&hw, start);
+	model_inject(0xc4, 0, true, 99999);
+	assert_int_equal(m.pmis, 0);
+	model_inject(0xc4, 0, true, 1);
+	assert_int_equal(m.pmis, 1);
+	assert_int_equal(m.overflows, 1);
+	assert_true(m.global_status == 0);
+	be->release(&hw);
+	be->unclaim(0x7ff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +647,10 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_intel_v1),
 		cmocka_unit_test(test_perf_holds_pmu),
+		cmocka_unit_test(test_hybrid_detection),
+		cmocka_unit_test(test_hybrid_encode),
+		cmocka_unit_test(test_hybrid_migration),
+		cmocka_unit_test(test_hybrid_ebs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

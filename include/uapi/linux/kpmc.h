@@ -41,7 +41,12 @@ struct kpmc_record {
 	__u32 tid;		/* thread id */
 	__u32 counter_mask;	/* bit N set: counts[N] holds pmcN */
 	__u32 virt_mask;	/* bit N set: virt[N] holds virtN */
-	__u32 reserved;
+	/*
+	 * Bit N set: pmcN did not count for part of this record (hybrid CPUs:
+	 * the thread ran on a core type without that counter or event), so
+	 * counts[N] covers only the rest of run_ns.
+	 */
+	__u32 uncounted_mask;
 	__u64 nsample;		/* 1, 2, ... per thread */
 	__u64 run_ns;		/* on-CPU time covered by this record */
 	__u64 period;		/* EBS: the sampling period (events) this record ends */

@@ -26,6 +26,19 @@
 
 struct kpmc_counter_req;
 
+/*
+ * Hybrid CPUs (Intel P/E cores): each core type is its own PMU. The
+ * kpmc_pmu_desc below is their union (a pmcN any type has); this says which
+ * CPUs each type covers and which pmcN it can count.
+ */
+#define KPMC_MAX_CORE_TYPES	4
+struct kpmc_core_type {
+	char name[24];			/* e.g. "P-core (0x40)" */
+	char cpus[64];			/* CPU list, e.g. "0-7,16-23" */
+	u32 counters;			/* bit N: this type has pmcN */
+	char detail[64];		/* the backend's words on its counters */
+};
+
 /* What the parser must know of the PMU; filled by the backend's probe. */
 struct kpmc_pmu_desc {
 	char model[128];
@@ -49,6 +62,8 @@ struct kpmc_pmu_desc {
 	int (*check_request)(const struct kpmc_pmu_desc *pmu, unsigned int slot,
 			     const struct kpmc_counter_req *req, char *why, size_t len);
 	const void *priv;
+	unsigned int nr_core_types;	/* 0: every CPU has the same PMU */
+	struct kpmc_core_type core_type[KPMC_MAX_CORE_TYPES];
 };
 
 /* Event modifier tokens, as bits of kpmc_pmu_desc.modifiers / kpmc_counter_req.mods. */

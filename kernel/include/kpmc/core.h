@@ -70,6 +70,7 @@ struct kpmc_thread {
 	struct kpmc_session *session;		/* where its records go, while not idle */
 	/* Owned by the CPU the thread runs on, with IRQs off: */
 	u64 acc[KPMC_MAX_COUNTERS];	/* deltas since the last record, by hw slot order */
+	u32 uncounted;			/* pmcN that did not count for part of acc */
 	u64 total[KPMC_MAX_COUNTERS];	/* by pmc number, up to the last record */
 	u64 total_run_ns;
 	u64 run_ns;			/* on-CPU time since the last record */
