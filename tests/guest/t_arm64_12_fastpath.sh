@@ -42,18 +42,29 @@ verdict arm64_fastpath_thread_exit "$r"
 
 # Preempted many times while reading: monotonic, and at the end the fast path
 # still agrees with read() to the instruction. Then again with counters that
-# start 5000 events before they wrap at every switch-in (width masking).
-for wrap in 0 5000; do
+# start 5000 events before they wrap at every switch-in (width masking), and
+# with perf events waiting for counters in another process: perf re-enables
+# the PMU (clearing PMUSERENR_EL0) at its rotations and switches, and kpmc
+# must put the grant back for its thread, or a fast read traps (SIGILL).
+for run in wrap0 wrap5000 perf; do
 	r=""
-	load wrap_test_distance=$wrap
-	"$fp" preempt >$OUT/fp_preempt.txt 2>&1 || r="fastpath preempt failed: $(cat $OUT/fp_preempt.txt);"
+	case $run in
+	wrap*) load wrap_test_distance=${run#wrap}; arg="" ;;
+	perf) load; arg=perf ;;
+	esac
+	"$fp" preempt $arg >$OUT/fp_preempt.txt 2>&1 || r="fastpath preempt $arg failed: $(cat $OUT/fp_preempt.txt);"
 	cat $OUT/fp_preempt.txt
 	set -- $(sed -n 's/^preempt reads fast=\([0-9]*\) read=\([0-9]*\) backwards=\([0-9]*\) preempted=\([0-9]*\) .* same=\([a-z]*\)$/\1 \2 \3 \4 \5/p' $OUT/fp_preempt.txt)
 	[ "$1" = 200000 ] && [ "$2" = 0 ] || r="$r not every read took the fast path ($1 fast, $2 read());"
 	[ "$3" = 0 ] || r="$r counts went backwards $3 times;"
 	[ -n "$4" ] && [ "$4" -gt 0 ] || r="$r the reader was never preempted;"
 	[ "$5" = yes ] || r="$r fast path and read() disagree after the preemptions;"
-	verdict arm64_fastpath_preempted_wrap$wrap "$r"
+	if [ $run = perf ]; then
+		# perf kept trying (enabled time grew) and never got a counter.
+		grep -q '^perf cpu_event=open own_event enabled_ns=[1-9][0-9]* running_ns=0$' $OUT/fp_preempt.txt ||
+			r="$r perf's events were not waiting for a counter all along;"
+	fi
+	verdict arm64_fastpath_preempted_$run "$r"
 done
 
 # EL0 access withheld (user_access=0): the page says "use read()", libkpmc

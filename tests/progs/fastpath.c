@@ -12,6 +12,10 @@
  *   fastpath exit     a thread maps its page and exits; its page stays readable
  *   fastpath preempt  many fast reads while another thread competes for the
  *                     CPU: monotonic, and still equal to read() at the end
+ *   fastpath preempt perf   the same while a child process holds perf events
+ *                     (CPU-wide and its own) that cannot get a counter: perf
+ *                     re-enables the PMU at every rotation and switch, which
+ *                     rewrites PMUSERENR_EL0; the reads must go on (no SIGILL)
  *   fastpath probe    which path auto mode takes; whether forced fast works
  *   fastpath badmap   mmaps the kernel must refuse (two pages, writable)
  */
@@ -23,9 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include <linux/types.h>
 #include <uapi/linux/kpmc.h>
 #include "kpmc.h"
@@ -237,12 +245,68 @@ static void *preempt_reader(void *arg)
 	return NULL;
 }
 
-static int preempt(void)
+static int perf_open(pid_t pid, int cpu)
 {
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_HARDWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	return (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, 0);
+}
+
+/* A process with perf events that wait for a counter kpmc holds, until SIGTERM. */
+static pid_t perf_child(int report)
+{
+	pid_t pid = fork();
+	uint64_t v[3] = { 0 };
+	int cpu_fd, own_fd;
+
+	if (pid)
+		return pid;
+	/* A reader that traps must not leave perf's events behind for the next test. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	cpu_fd = perf_open(-1, 0);
+	own_fd = perf_open(0, -1);
+	if (write(report, &cpu_fd, sizeof(cpu_fd)) < 0)
+		_exit(1);
+	for (;;) {
+		sched_yield();
+		if (own_fd >= 0 && read(own_fd, v, sizeof(v)) == sizeof(v) &&
+		    write(report, v, sizeof(v)) < 0)
+			_exit(1);
+		usleep(1000);
+	}
+}
+
+static int preempt(int with_perf)
+{
+	uint64_t v[3] = { 0 };
+	int fds[2], cpu_fd = -1;
+	pid_t child = 0;
 	pthread_t t;
 
+	if (with_perf) {
+		if (pipe(fds))
+			die("pipe", -errno);
+		child = perf_child(fds[1]);
+		if (read(fds[0], &cpu_fd, sizeof(cpu_fd)) != sizeof(cpu_fd))
+			die("perf child", 0);
+		fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	}
 	pthread_create(&t, NULL, preempt_reader, NULL);
 	pthread_join(t, NULL);
+	if (with_perf) {
+		while (read(fds[0], v, sizeof(v)) == sizeof(v))
+			;
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+		printf("perf cpu_event=%s own_event enabled_ns=%llu running_ns=%llu\n",
+		       cpu_fd >= 0 ? "open" : "failed", (unsigned long long)v[1],
+		       (unsigned long long)v[2]);
+	}
 	return 0;
 }
 
@@ -294,7 +358,7 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 	int err, r;
 
-	err = kpmc_start(argc > 2 ? argv[2] : "pmc0,pmc1=0x8");
+	err = kpmc_start("pmc0,pmc1=0x8");
 	if (err)
 		die("kpmc_start", err);
 	if (!strcmp(mode, "pairs"))
@@ -304,13 +368,13 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "exit"))
 		r = exit_test();
 	else if (!strcmp(mode, "preempt"))
-		r = preempt();
+		r = preempt(argc > 2 && !strcmp(argv[2], "perf"));
 	else if (!strcmp(mode, "probe"))
 		r = probe();
 	else if (!strcmp(mode, "badmap"))
 		r = badmap();
 	else
-		die("usage: fastpath pairs|threads|exit|preempt|probe|badmap [config]", -EINVAL);
+		die("usage: fastpath pairs|threads|exit|preempt [perf]|probe|badmap", -EINVAL);
 	if (kpmc_stop())
 		die("kpmc_stop", 0);
 	return r;
