@@ -4,8 +4,9 @@
 #                   host and (static) for arm64, the guest test programs
 #   make module KDIR=/lib/modules/$(uname -r)/build [ARCH=arm64|x86_64]
 #                   module for a real kernel (build/custom/kpmc.ko)
-#   make test       install deps, build, unit tests, the guests (arm64 1 and 2 CPUs, x86_64,
-#                   x86_64 on the patched kernel), bench-smoke; "N passed, N failed"
+#   make test       install deps, build, unit tests, the guests (arm64 1 and 2 CPUs, x86_64;
+#                   patched debug kernels: x86_64, arm64 1 and 2 CPUs), bench-smoke;
+#                   "N passed, N failed"
 #   make demo       install deps, build, boot the arm64 guest, trace a workload
 #   make bench      one arm64 guest boot: kpmc vs perf vs nothing, tables (bench/run.sh)
 #   make bench-smoke the same driver on tiny inputs (part of make test)
@@ -15,10 +16,11 @@ GUEST_ARCHES := arm64 x86_64
 USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2
 CROSS_arm64 := aarch64-linux-gnu-
 CROSS_x86_64 :=
-PROGS := loop runas perfhold wakeups ringloss spawnmany forktree yield sleepyield
+PROGS := loop runas perfhold wakeups ringloss spawnmany forktree yield sleepyield loopsleep ampmix
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
-	test demo module clean bench bench-smoke guest-arm64-smp guest-x86_64-patched host-tests
+	test demo module clean bench bench-smoke guest-arm64-smp guest-x86_64-patched host-tests \
+	guest-arm64-patched guest-arm64-patched-smp
 
 all: modules userland progs
 
@@ -69,15 +71,14 @@ host-tests: userland
 guest-arm64 guest-x86_64: guest-%: stage
 	scripts/run-guest-tests.sh $* $(BUILD)/$*/root $(BUILD)/$*/run
 
-# x86_64 kernel built from linux-source-6.1 with patches/ (cached): kpmc on pmc_ops.
-guest-x86_64-patched: stage
-	@set -e; read -r img kdir < <(scripts/build-patched-kernel.sh); \
-	scripts/build-module.sh x86_64 $(BUILD)/x86_64-patched $$kdir; \
-	$(MAKE) -C tests/kmod KDIR=$$kdir OUT=$(BUILD)/x86_64-patched; \
-	r=$(BUILD)/x86_64-patched/root; rm -rf $$r; cp -a $(BUILD)/x86_64/root $$r; \
-	cp $(BUILD)/x86_64-patched/kpmc.ko $(BUILD)/x86_64-patched/kpmc_query.ko $$r/; \
-	KPMC_KERNEL=$$img KPMC_GUEST_APPEND=kpmc.tier=patched \
-		scripts/run-guest-tests.sh x86_64 $$r $(BUILD)/x86_64-patched/run
+# Kernels built from linux-source-6.1 with patches/ and the debug options
+# (cached): kpmc on pmc_ops, the whole suite of the arch plus the patched
+# tests; arm64 with 2 CPUs: the placement policy.
+guest-x86_64-patched guest-arm64-patched: guest-%-patched: stage
+	scripts/run-patched-tier.sh $* $(BUILD)
+
+guest-arm64-patched-smp: stage
+	scripts/run-patched-tier.sh arm64 $(BUILD) 2
 
 # The same arm64 guest with 2 CPUs: the system-wide tests (t_smp_*).
 guest-arm64-smp: stage
@@ -100,7 +101,8 @@ bench-smoke: stage
 # the summary line decides.
 test: deps
 	@rm -f $(BUILD)/unit/result $(BUILD)/host-tests/result $(BUILD)/*/run/result $(BUILD)/*/run-smp/result $(BUILD)/bench/result \
-		$(BUILD)/x86_64-patched/run/result
+		$(BUILD)/x86_64-patched/run/result $(BUILD)/arm64-patched/run/result \
+		$(BUILD)/arm64-patched/run-smp/result
 	-@$(MAKE) --no-print-directory all
 	-@$(MAKE) --no-print-directory unit
 	-@$(MAKE) --no-print-directory host-tests
@@ -108,10 +110,13 @@ test: deps
 	-@$(MAKE) --no-print-directory guest-arm64-smp
 	-@$(MAKE) --no-print-directory guest-x86_64
 	-@$(MAKE) --no-print-directory guest-x86_64-patched
+	-@$(MAKE) --no-print-directory guest-arm64-patched
+	-@$(MAKE) --no-print-directory guest-arm64-patched-smp
 	-@$(MAKE) --no-print-directory bench-smoke
 	@scripts/test-summary.sh $(BUILD)/unit/result $(BUILD)/host-tests/result $(BUILD)/arm64/run/result \
 		$(BUILD)/arm64/run-smp/result \
-		$(BUILD)/x86_64/run/result $(BUILD)/x86_64-patched/run/result $(BUILD)/bench/result
+		$(BUILD)/x86_64/run/result $(BUILD)/x86_64-patched/run/result \
+		$(BUILD)/arm64-patched/run/result $(BUILD)/arm64-patched/run-smp/result $(BUILD)/bench/result
 
 demo: deps stage
 	scripts/mkinitramfs.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/demo.cpio.gz

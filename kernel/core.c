@@ -202,8 +202,10 @@ static void __exit kpmc_exit(void)
 	kpmc_sessions_shutdown();
 	kpmc_proc_exit();
 	kpmc_hooks->detach();
+	kpmc_kernel_api_stop();
 	kpmc_threads_exit();
 	kpmc_mm_exit();
+	kpmc_kernel_api_exit();
 	kpmc_sessions_exit();
 	if (kpmc_backend && kpmc_backend->remove)
 		kpmc_backend->remove();

@@ -33,6 +33,16 @@ static void probe_exit(void *data, struct task_struct *p)
 	kpmc_hook_exit(p);
 }
 
+static void probe_free(void *data, struct task_struct *p)
+{
+	kpmc_hook_free(p);
+}
+
+static void probe_migrate(void *data, struct task_struct *p, int dest_cpu)
+{
+	kpmc_hook_migrate(p, dest_cpu);
+}
+
 struct kpmc_tracepoint {
 	const char *name;
 	void *probe;
@@ -44,6 +54,8 @@ static struct kpmc_tracepoint kpmc_tracepoints[] = {
 	{ "sched_process_exec", probe_exec },
 	{ "sched_process_exit", probe_exit },
 	{ "sched_switch", probe_switch },
+	{ "sched_process_free", probe_free },
+	{ "sched_migrate_task", probe_migrate },
 };
 
 static void find_tracepoint(struct tracepoint *tp, void *unused)

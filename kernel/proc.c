@@ -467,7 +467,8 @@ int kpmc_proc_init(void)
 	    !proc_create("last_error", 0444, kpmc_dir, &last_error_ops) ||
 	    !proc_create("self", 0444, kpmc_dir, &self_ops) ||
 	    !proc_create("monitor", 0666, kpmc_dir, &monitor_ops) ||
-	    !proc_create("mm_manager", 0644, kpmc_dir, &mm_manager_ops)) {
+	    !proc_create("mm_manager", 0644, kpmc_dir, &mm_manager_ops) ||
+	    kpmc_kernel_api_init(kpmc_dir)) {
 		proc_remove(kpmc_dir);
 		return -ENOMEM;
 	}

@@ -167,7 +167,10 @@ static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
 	rec.nsample = ++t->nsample;
 	rec.uncounted_mask = t->uncounted & rec.counter_mask;
 	t->uncounted = 0;
-	kpmc_session_push(t->session, &rec);
+	memcpy(t->last_virt, rec.virt, sizeof(t->last_virt));
+	WRITE_ONCE(t->last_virt_mask, rec.virt_mask);
+	if (t->session)
+		kpmc_session_push(t->session, &rec);
 
 	for (i = 0; i < thw(t)->nr; i++)
 		t->total[thw(t)->slot[i]] += t->acc[i];
@@ -308,6 +311,12 @@ static void switch_in(struct kpmc_cpu *c, struct kpmc_thread *t,
 			      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
+/* Stop counting t: its owner detached it, or its session's reader is gone. */
+static bool thread_done(const struct kpmc_thread *t)
+{
+	return READ_ONCE(t->stop_requested) || (t->session && READ_ONCE(t->session->closed));
+}
+
 static void switch_out_to_nothing(struct kpmc_cpu *c, struct kpmc_thread *t)
 {
 	kpmc_backend->stop(thw(t));
@@ -336,7 +345,7 @@ void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next)
 	 * Detached while switched out (its counts were folded at switch-out),
 	 * or its session's reader is gone: stop counting it.
 	 */
-	if (tn && unlikely(READ_ONCE(tn->stop_requested) || READ_ONCE(tn->session->closed))) {
+	if (tn && unlikely(thread_done(tn))) {
 		emit(tn, KPMC_REC_DETACH);
 		tn->state = KPMC_IDLE;
 		kpmc_selfpage_sync(c, tn);
@@ -369,7 +378,7 @@ static enum hrtimer_restart kpmc_tick(struct hrtimer *timer)
 		return kpmc_system_tick(c, timer);
 	if (!t)
 		return HRTIMER_NORESTART;
-	if (unlikely(READ_ONCE(t->stop_requested) || READ_ONCE(t->session->closed))) {
+	if (unlikely(thread_done(t))) {
 		stop_current(t, KPMC_REC_DETACH);
 		return HRTIMER_NORESTART;
 	}
@@ -445,7 +454,8 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 	refcount_inc(&p->conf->ref);
 	t->conf = p->conf;
 	counting_start(t);
-	kpmc_session_get(p->session);
+	if (p->session)
+		kpmc_session_get(p->session);
 	t->session = p->session;
 	rcu_read_unlock();
 
@@ -497,6 +507,43 @@ void kpmc_hook_exit(struct task_struct *task)
 		call_rcu(&t->rcu, free_thread_rcu);
 }
 
+void kpmc_hook_free(struct task_struct *task)
+{
+	struct kpmc_thread *t;
+	unsigned long flags;
+
+	/*
+	 * Normally dropped at exit already; this catches a state added while
+	 * the task was exiting, before its pointer can be reused as a key.
+	 */
+	rcu_read_lock();
+	t = lookup(task);
+	rcu_read_unlock();
+	if (!t)
+		return;
+	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
+	t = lookup(task);
+	if (t)
+		hash_del_rcu(&t->hash);
+	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+	if (t)
+		call_rcu(&t->rcu, free_thread_rcu);
+}
+
+void kpmc_hook_migrate(struct task_struct *task, int new_cpu)
+{
+	struct kpmc_thread *t;
+
+	if (!static_branch_unlikely(&kpmc_monitoring))
+		return;
+	rcu_read_lock();
+	t = lookup(task);
+	/* One writer: the task is not running and its runqueue or pi_lock is held. */
+	if (t && t->state == KPMC_COUNTING)
+		WRITE_ONCE(t->migrations, t->migrations + 1);
+	rcu_read_unlock();
+}
+
 /* ---- control from /proc (process context, the caller's own thread) ---- */
 
 struct kpmc_thread *kpmc_thread_of_current(bool create)
@@ -526,34 +573,51 @@ struct kpmc_thread *kpmc_thread_of_current(bool create)
 	return t;
 }
 
+/* Parsed sets, encoded by the backend (process context); or ERR_PTR with why. */
+struct kpmc_shared_config *kpmc_shared_config_new(const struct kpmc_config_sets *sets,
+						  char *why, size_t len)
+{
+	struct kpmc_shared_config *c;
+	unsigned int i;
+	int err;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	atomic_inc(&kpmc_configs_live);
+	refcount_set(&c->ref, 1);
+	c->generation = atomic64_add_return(KPMC_MAX_SETS, &kpmc_config_generation);
+	c->sets = *sets;
+	for (i = 0; i < sets->nr; i++) {
+		why[0] = '\0';
+		err = kpmc_backend->encode(&sets->set[i], &c->hw[i], why, len);
+		if (err) {
+			if (!why[0])
+				snprintf(why, len, "the backend cannot encode it");
+			/* Only the sets before i hold backend resources. */
+			c->sets.nr = i;
+			kpmc_shared_config_put(c);
+			return ERR_PTR(err);
+		}
+	}
+	return c;
+}
+
 int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config_sets *sets)
 {
 	struct kpmc_shared_config *c, *old;
 	char why[KPMC_ERR_MAX] = "";
-	unsigned int i;
-	int err;
 
 	if (t->state != KPMC_IDLE) {
 		kpmc_reject(t, "config",
 			    "monitoring is on: write 0 to /proc/kpmc/enable before changing the configuration");
 		return -EBUSY;
 	}
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	if (!c)
-		return -ENOMEM;
-	atomic_inc(&kpmc_configs_live);
-	refcount_set(&c->ref, 1);
-	c->generation = atomic64_add_return(KPMC_MAX_SETS, &kpmc_config_generation);
-	c->sets = *sets;
-	for (i = 0; i < sets->nr; i++) {
-		err = kpmc_backend->encode(&sets->set[i], &c->hw[i], why, sizeof(why));
-		if (err) {
-			kpmc_reject(t, "config", "%s", why[0] ? why : "the backend cannot encode it");
-			/* Only the sets before i hold backend resources. */
-			c->sets.nr = i;
-			kpmc_shared_config_put(c);
-			return err;
-		}
+	c = kpmc_shared_config_new(sets, why, sizeof(why));
+	if (IS_ERR(c)) {
+		if (PTR_ERR(c) != -ENOMEM)
+			kpmc_reject(t, "config", "%s", why);
+		return PTR_ERR(c);
 	}
 	old = t->conf;
 	t->set = 0;
@@ -666,12 +730,32 @@ static int may_monitor(pid_t tid)
 	return 0;
 }
 
+/*
+ * Publish t, the new state of another task; -ESRCH if the task is exiting,
+ * -EBUSY if it has a state already. On error the caller frees t.
+ */
+static int insert_thread(struct kpmc_thread *t, struct task_struct *task)
+{
+	unsigned long flags;
+	int err = 0;
+
+	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
+	/* Ordered with kpmc_hook_exit by the lock: an exiting task is never added. */
+	if (task->flags & PF_EXITING)
+		err = -ESRCH;
+	else if (lookup(task))
+		err = -EBUSY;
+	else
+		hash_add_rcu(kpmc_threads, &t->hash, (unsigned long)task);
+	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+	return err;
+}
+
 int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 {
 	struct task_struct *task;
 	struct kpmc_session *s;
 	struct kpmc_thread *t;
-	unsigned long flags;
 	int err;
 
 	if (kpmc_system_active()) {
@@ -711,18 +795,7 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 	t->conf = owner->conf;
 	t->session = s;
 	counting_start(t);
-
-	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
-	/* Ordered with kpmc_hook_exit by the lock: an exiting task is never added. */
-	if (task->flags & PF_EXITING)
-		err = -ESRCH;
-	else if (lookup(task))
-		err = -EBUSY;
-	else
-		err = 0;
-	if (!err)
-		hash_add_rcu(kpmc_threads, &t->hash, (unsigned long)task);
-	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+	err = insert_thread(t, task);
 	put_task_struct(task);
 	if (err) {
 		kpmc_reject(owner, "enable", "pid=%d: %s", tid, err == -EBUSY ?
@@ -736,6 +809,47 @@ out_task:
 	put_task_struct(task);
 out_session:
 	kpmc_session_put(s);
+	return err;
+}
+
+/*
+ * Monitoring that scheduling code asked for (pmc_ops_monitor): the kernel
+ * configuration, no session; its children are followed like any monitored
+ * thread's. Process context. The counters are loaded at its next switch-in.
+ */
+int kpmc_thread_attach_kernel(struct task_struct *task, struct kpmc_shared_config *conf)
+{
+	struct kpmc_thread *t;
+	int err;
+
+	if (kpmc_system_active())
+		return -EBUSY;
+	t = alloc_thread(task, GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->state = KPMC_COUNTING;
+	refcount_inc(&conf->ref);
+	t->conf = conf;
+	counting_start(t);
+	err = insert_thread(t, task);
+	if (err)
+		free_thread_rcu(&t->rcu);
+	return err;
+}
+
+/* Any context: stop kernel-requested monitoring of task at its next switch or fold. */
+int kpmc_thread_detach_kernel(struct task_struct *task)
+{
+	struct kpmc_thread *t;
+	int err = -ENODATA;
+
+	rcu_read_lock();
+	t = lookup(task);
+	if (t && !t->session && t->state != KPMC_IDLE) {
+		WRITE_ONCE(t->stop_requested, true);
+		err = 0;
+	}
+	rcu_read_unlock();
 	return err;
 }
 
@@ -766,10 +880,11 @@ int kpmc_thread_metrics(struct task_struct *task, struct kpmc_thread_metrics *m)
 	memset(m, 0, sizeof(*m));
 	rcu_read_lock();
 	t = lookup(task);
-	if (t && t->state == KPMC_COUNTING && kpmc_pmu.has_basic_events) {
+	if (t && t->state == KPMC_COUNTING) {
 		const struct kpmc_hw_config *hw = thw(t);
-		int in = slot_counting(t, kpmc_pmu.event_instructions);
-		int cy = slot_counting(t, kpmc_pmu.event_cycles);
+		bool basic = kpmc_pmu.has_basic_events;
+		int in = basic ? slot_counting(t, kpmc_pmu.event_instructions) : -1;
+		int cy = basic ? slot_counting(t, kpmc_pmu.event_cycles) : -1;
 		unsigned int i;
 
 		for (i = 0; i < hw->nr; i++) {
@@ -781,6 +896,10 @@ int kpmc_thread_metrics(struct task_struct *task, struct kpmc_thread_metrics *m)
 		m->has_instructions = in >= 0;
 		m->has_cycles = cy >= 0;
 		m->run_ns = READ_ONCE(t->total_run_ns) + READ_ONCE(t->run_ns);
+		m->migrations = READ_ONCE(t->migrations);
+		m->nsample = READ_ONCE(t->nsample);
+		m->virt_mask = READ_ONCE(t->last_virt_mask);
+		memcpy(m->virt, t->last_virt, sizeof(m->virt));
 		err = 0;
 	}
 	rcu_read_unlock();

@@ -16,8 +16,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 case $arch in
 arm64)
-	read -r _ _ root < <("$top/scripts/fetch-kernels.sh" arm64)
-	kernel=$(ls "$root"/boot/vmlinuz-*)
+	# KPMC_KERNEL: another kernel image (the patched tier's).
+	if [ -n "${KPMC_KERNEL:-}" ]; then
+		kernel=$KPMC_KERNEL
+	else
+		read -r _ _ root < <("$top/scripts/fetch-kernels.sh" arm64)
+		kernel=$(ls "$root"/boot/vmlinuz-*)
+	fi
 	# -icount shift=0: the emulated PMU counts exactly (1 instruction = 1 ns = 1 cycle).
 	cmd=(qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -icount shift=0 -m 512 -smp "$smp"
 		-kernel "$kernel" -initrd "$initrd"

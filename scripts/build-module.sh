@@ -39,4 +39,6 @@ done
 ln -s "$top/Kbuild" "$src/Kbuild"
 make -s -C "$kdir" M="$src" ARCH="$karch" CROSS_COMPILE="${CROSS_COMPILE-$cross}" modules
 cp "$src/kpmc.ko" "$out/kpmc.ko"
+# The placement policy exists for kernels with the scheduler patch.
+if [ -f "$src/kpmc_amp.ko" ]; then cp "$src/kpmc_amp.ko" "$out/"; else rm -f "$out/kpmc_amp.ko"; fi
 echo "build-module: $out/kpmc.ko ($arch, $kdir)"

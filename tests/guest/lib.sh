@@ -58,3 +58,33 @@ trace_count() {
 single_total() {
 	thread_column "$1" "$2" | awk 'NR == 1 { print $2 }'
 }
+
+# kmemleak_verdict NAME: on a kernel with kmemleak, scan and fail NAME if any
+# unreferenced object's backtrace mentions kpmc.
+kmemleak_verdict() {
+	r=""
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	if [ -w /sys/kernel/debug/kmemleak ]; then
+		echo scan >/sys/kernel/debug/kmemleak
+		sleep 1
+		echo scan >/sys/kernel/debug/kmemleak
+		cat /sys/kernel/debug/kmemleak >$OUT/leaks.txt
+		n=$(grep -c 'unreferenced object' $OUT/leaks.txt)
+		k=$(grep -c 'kpmc' $OUT/leaks.txt)
+		echo "kmemleak: $n unreferenced objects, $k backtrace lines in kpmc"
+		[ "$k" -eq 0 ] || r="kmemleak reports kpmc allocations: $(grep -B8 kpmc $OUT/leaks.txt | head -n 20 | tr '\n' '|');"
+	else
+		r="no /sys/kernel/debug/kmemleak on the debug kernel;"
+	fi
+	verdict "$1" "$r"
+}
+
+# loop_total N: the exact user-mode instruction count of "loop N" on this
+# kernel (libc's start-up and exit path differ between kernels by a few
+# dozen instructions), the smaller of two counting runs (see LLSC_SLACK).
+loop_total() {
+	lsmod | grep -q '^kpmc ' || insmod "$KO"
+	a=$(kpmc -A -c pmc1=0x8 -- "$BIN/loop" "$1" 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $4; exit }')
+	b=$(kpmc -A -c pmc1=0x8 -- "$BIN/loop" "$1" 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $4; exit }')
+	[ -n "$a" ] && [ -n "$b" ] && { [ "$a" -le "$b" ] && echo "$a" || echo "$b"; }
+}

@@ -7,20 +7,20 @@ dir=$(dirname "$0")
 
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 echo "kpmc guest tests on $arch ($ncpu CPUs), kernel $(uname -r)"
-# The patched (debug) kernel runs the whole x86 suite and its own tests;
-# a multi-CPU boot only the tests that need several CPUs.
+case $arch in aarch64) name=arm64 ;; *) name=x86 ;; esac
+# A patched (debug) kernel runs the whole suite of its architecture plus
+# its own tests (t_patched_<arch>_*); a multi-CPU boot only the tests that
+# need several CPUs (t_smp_*, or t_patched_smp_* on a patched kernel).
 if grep -q 'kpmc.tier=patched' /proc/cmdline; then
-	for t in "$dir"/t_common_*.sh "$dir"/t_x86_*.sh "$dir"/t_patched_*.sh; do . "$t"; done
+	if [ "$ncpu" -gt 1 ]; then
+		for t in "$dir"/t_patched_smp_*.sh; do . "$t"; done
+	else
+		for t in "$dir"/t_common_*.sh "$dir"/t_${name}_*.sh "$dir"/t_patched_${name}_*.sh; do [ -f "$t" ] && . "$t"; done
+	fi
 elif [ "$ncpu" -gt 1 ]; then
 	for t in "$dir"/t_smp_*.sh; do . "$t"; done
 else
-	for t in "$dir"/t_common_*.sh; do . "$t"; done
-	case $arch in
-	aarch64)
-		for t in "$dir"/t_arm64_*.sh; do . "$t"; done ;;
-	x86_64)
-		for t in "$dir"/t_x86_*.sh; do . "$t"; done ;;
-	esac
+	for t in "$dir"/t_common_*.sh "$dir"/t_${name}_*.sh; do . "$t"; done
 fi
 lsmod | grep -q '^kpmc ' && rmmod kpmc
 # Leak reports are printed at unload; the host's log check sees them.

@@ -73,12 +73,6 @@ struct kpmc_backend {
 	 */
 	u32 (*uncounted)(const struct kpmc_hw_config *hw);
 	/*
-	 * Optional, hot path: the counters of hw (bits by hw->mask, pmcN) that
-	 * do not count on this CPU (a hybrid part's core type lacks them); the
-	 * core reports them in its records as not counted.
-	 */
-	u32 (*uncounted)(const struct kpmc_hw_config *hw);
-	/*
 	 * Optional, the fast read path. user_index: where user space reads
 	 * counter index (slot order) of hw (the ABI's kpmc_page_counter.index),
 	 * or -1 if it cannot. user_access (hot path, this CPU): grant or revoke

@@ -20,6 +20,8 @@
 #include <linux/poll.h>
 #include <uapi/linux/kpmc.h>
 
+struct proc_dir_entry;
+
 #include "backend.h"
 #include "mm.h"
 #include "ring.h"
@@ -67,7 +69,8 @@ struct kpmc_thread {
 	pid_t pid, tid;
 	enum kpmc_thread_state state;
 	struct kpmc_shared_config *conf;	/* what it counts; NULL until configured */
-	struct kpmc_session *session;		/* where its records go, while not idle */
+	/* Where its records go, while not idle; NULL: monitored for the kernel (kernel_api.c). */
+	struct kpmc_session *session;
 	/* Owned by the CPU the thread runs on, with IRQs off: */
 	u64 acc[KPMC_MAX_COUNTERS];	/* deltas since the last record, by hw slot order */
 	u32 uncounted;			/* pmcN that did not count for part of acc */
@@ -89,6 +92,10 @@ struct kpmc_thread {
 	u64 set_run_ns;
 	u32 set_samples;
 	char last_error[KPMC_ERR_MAX];
+	/* For the in-kernel API: CPU changes, and the module's values of the last record. */
+	u64 migrations;
+	u64 last_virt[KPMC_MAX_VIRT];
+	u32 last_virt_mask;
 	/* The fast read path's page (selfpage.c), once the thread mapped it; IRQs off. */
 	struct page *self_page;
 	struct rcu_head rcu;
@@ -156,8 +163,22 @@ struct kpmc_thread_metrics {
 	bool has_instructions, has_cycles;
 	u64 instructions, cycles;	/* since its monitoring began */
 	u64 run_ns;
+	u64 migrations;
+	u64 nsample;			/* records taken so far */
+	u32 virt_mask;			/* the active module's values in the last record */
+	u64 virt[KPMC_MAX_VIRT];
 };
 int kpmc_thread_metrics(struct task_struct *task, struct kpmc_thread_metrics *m);
+struct kpmc_shared_config *kpmc_shared_config_new(const struct kpmc_config_sets *sets,
+						  char *why, size_t len);
+int kpmc_thread_attach_kernel(struct task_struct *task, struct kpmc_shared_config *conf);
+int kpmc_thread_detach_kernel(struct task_struct *task);
+
+/* kernel_api.c: monitoring that scheduling code asks for (pmc_ops_monitor). */
+int kpmc_kernel_monitor(struct task_struct *task, bool on);
+int kpmc_kernel_api_init(struct proc_dir_entry *dir);
+void kpmc_kernel_api_stop(void);
+void kpmc_kernel_api_exit(void);
 int kpmc_thread_read_self(struct kpmc_thread *t, struct kpmc_self_counts *out);
 extern atomic_t kpmc_threads_lost;
 void kpmc_shared_config_put(struct kpmc_shared_config *c);

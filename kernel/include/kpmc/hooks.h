@@ -14,6 +14,10 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child);
 void kpmc_hook_exec(struct task_struct *task);
 void kpmc_hook_exit(struct task_struct *task);
 void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next);
+/* The task moves to another CPU (not running; its runqueue or pi_lock held). */
+void kpmc_hook_migrate(struct task_struct *task, int new_cpu);
+/* The task_struct is about to be freed (any context): no state may outlive it. */
+void kpmc_hook_free(struct task_struct *task);
 
 struct kpmc_hook_source {
 	const char *name;

@@ -6,14 +6,9 @@ r=""
 grep -q '^hooks: pmc_ops' /proc/kpmc/info || r="hooks: $(grep hooks: /proc/kpmc/info);"
 verdict patched_hooks_pmc_ops "$r"
 
-# Switch, fork, exec and exit notifications: per-thread context switches of
-# two threads handing a byte back and forth 1,000 times, as on a stock kernel
-# (at least one per round; timer preemptions, host-load dependent, add a few).
+# Switch notifications are proven by t_x86_nopmu.sh's yield test, which this
+# tier runs on the pmc_ops hooks too; fork, exec, exit and free here:
 r=""
-kpmc -A -c "pmc0=0x100000003,os0=1" -- "$BIN/yield" 1000 >$OUT/pyield.txt 2>&1 || r="kpmc failed: $(tail -n 3 $OUT/pyield.txt);"
-n=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $4 >= 1000 && $4 <= 1050 { n++ } END { print n + 0 }' $OUT/pyield.txt)
-echo "pmc_ops yield: $(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { printf "%s ", $4 }' $OUT/pyield.txt)"
-[ "$n" -eq 2 ] || r="$r $n threads with 1000..1050 switches: $(cat $OUT/pyield.txt);"
 # 400 short-lived threads are all followed, and all state is freed.
 kpmc -A -c "pmc0=0x100000003,os0=1" -- "$BIN/spawnmany" 400 1000 >$OUT/pspawn.txt 2>&1 || r="$r spawnmany failed;"
 rows=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/' $OUT/pspawn.txt | wc -l)
@@ -69,18 +64,4 @@ verdict patched_reload_and_hook_choice "$r"
 
 # The debug kernel's leak detector: after all the loads, runs and unloads
 # above, no unreferenced object allocated by kpmc.
-r=""
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-if [ -w /sys/kernel/debug/kmemleak ]; then
-	echo scan >/sys/kernel/debug/kmemleak
-	sleep 1
-	echo scan >/sys/kernel/debug/kmemleak
-	cat /sys/kernel/debug/kmemleak >$OUT/leaks.txt
-	n=$(grep -c 'unreferenced object' $OUT/leaks.txt)
-	k=$(grep -c 'kpmc' $OUT/leaks.txt)
-	echo "kmemleak: $n unreferenced objects, $k backtrace lines in kpmc"
-	[ "$k" -eq 0 ] || r="kmemleak reports kpmc allocations: $(grep -B8 kpmc $OUT/leaks.txt | head -n 20 | tr '\n' '|');"
-else
-	r="no /sys/kernel/debug/kmemleak on the debug kernel;"
-fi
-verdict patched_kmemleak_no_kpmc_leaks "$r"
+kmemleak_verdict patched_kmemleak_no_kpmc_leaks
