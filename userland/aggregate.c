@@ -47,6 +47,7 @@ int kpmc_totals_add(struct kpmc_totals *t, const struct kpmc_record *rec)
 		return -1;
 	th->records++;
 	th->run_ns += rec->run_ns;
+	th->uncounted |= rec->uncounted_mask;
 	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
 		if (rec->counter_mask & (1u << i))
 			th->counts[i] += rec->counts[i];
@@ -106,14 +107,20 @@ static int first_of_process(const struct kpmc_totals *t, size_t i)
 	return 1;
 }
 
+/* One count cell; '*' marks a counter that did not count for part of the run. */
+static void put_count(char *out, size_t len, size_t *used, uint64_t count, int uncounted)
+{
+	put(out, len, used, uncounted ? " %13llu*" : " %14llu", (unsigned long long)count);
+}
+
 static void put_counts(char *out, size_t len, size_t *used, uint32_t mask,
-		       const uint64_t *counts)
+		       const uint64_t *counts, uint32_t uncounted)
 {
 	unsigned int i;
 
 	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
 		if (mask & (1u << i))
-			put(out, len, used, " %14llu", (unsigned long long)counts[i]);
+			put_count(out, len, used, counts[i], uncounted & (1u << i));
 	put(out, len, used, "\n");
 }
 
@@ -132,12 +139,12 @@ size_t kpmc_totals_format(const struct kpmc_totals *t, uint32_t counter_mask,
 
 		put(out, len, &used, "%7u %7u %7llu", th->pid, th->tid,
 		    (unsigned long long)th->records);
-		put_counts(out, len, &used, counter_mask, th->counts);
+		put_counts(out, len, &used, counter_mask, th->counts, th->uncounted);
 	}
 	/* Per process, in order of each process's first (lowest) tid. */
 	for (i = 0; i < t->nr; i++) {
 		uint64_t sum[KPMC_MAX_COUNTERS] = { 0 }, records = 0;
-		uint32_t pid = t->threads[i].pid;
+		uint32_t pid = t->threads[i].pid, uncounted = 0;
 
 		if (!first_of_process(t, i))
 			continue;
@@ -145,11 +152,12 @@ size_t kpmc_totals_format(const struct kpmc_totals *t, uint32_t counter_mask,
 			if (t->threads[j].pid != pid)
 				continue;
 			records += t->threads[j].records;
+			uncounted |= t->threads[j].uncounted;
 			for (c = 0; c < KPMC_MAX_COUNTERS; c++)
 				sum[c] += t->threads[j].counts[c];
 		}
 		put(out, len, &used, "%7s %7u %7llu", "total", pid, (unsigned long long)records);
-		put_counts(out, len, &used, counter_mask, sum);
+		put_counts(out, len, &used, counter_mask, sum, uncounted);
 	}
 	return used;
 }
@@ -167,7 +175,8 @@ uint64_t kpmc_scale_count(uint64_t count, uint64_t enabled, uint64_t running)
 
 static void put_set_row(char *out, size_t len, size_t *used, const char *who, uint32_t id,
 			int set, uint64_t records, uint64_t running, uint64_t enabled,
-			uint32_t all_mask, uint32_t set_mask, const uint64_t *scaled)
+			uint32_t all_mask, uint32_t set_mask, const uint64_t *scaled,
+			uint32_t uncounted)
 {
 	unsigned int c;
 
@@ -177,7 +186,7 @@ static void put_set_row(char *out, size_t len, size_t *used, const char *who, ui
 		if (!(all_mask & (1u << c)))
 			continue;
 		if (set_mask & (1u << c))
-			put(out, len, used, " %14llu", (unsigned long long)scaled[c]);
+			put_count(out, len, used, scaled[c], uncounted & (1u << c));
 		else
 			put(out, len, used, " %14s", "-");
 	}
@@ -210,7 +219,8 @@ size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
 				scaled[c] = kpmc_scale_count(th->set_counts[s][c], th->run_ns,
 							     th->set_run_ns[s]);
 			put_set_row(out, len, &used, name, th->tid, s, th->set_records[s],
-				    th->set_run_ns[s], th->run_ns, all, set_mask[s], scaled);
+				    th->set_run_ns[s], th->run_ns, all, set_mask[s], scaled,
+				    th->uncounted);
 		}
 	}
 	/* Per process: each thread's scaled counts added up. */
@@ -221,6 +231,7 @@ size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
 			continue;
 		for (s = 0; s < nsets; s++) {
 			uint64_t sum[KPMC_MAX_COUNTERS] = { 0 }, records = 0, running = 0, enabled = 0;
+			uint32_t uncounted = 0;
 
 			for (j = i; j < t->nr; j++) {
 				const struct kpmc_thread_total *th = &t->threads[j];
@@ -228,6 +239,7 @@ size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
 				if (th->pid != pid)
 					continue;
 				records += th->set_records[s];
+				uncounted |= th->uncounted;
 				running += th->set_run_ns[s];
 				enabled += th->run_ns;
 				for (c = 0; c < KPMC_MAX_COUNTERS; c++)
@@ -235,7 +247,7 @@ size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
 								   th->set_run_ns[s]);
 			}
 			put_set_row(out, len, &used, "total", pid, s, records, running, enabled,
-				    all, set_mask[s], sum);
+				    all, set_mask[s], sum, uncounted);
 		}
 	}
 	return used;
@@ -256,9 +268,16 @@ size_t kpmc_totals_format_json(const struct kpmc_totals *t, int nsets, uint64_t 
 		const struct kpmc_thread_total *th = &t->threads[i];
 		int first = 1;
 
-		put(out, len, &used, "%s{\"pid\":%u,\"tid\":%u,\"records\":%llu,\"run_ns\":%llu,\"counts\":{",
+		put(out, len, &used, "%s{\"pid\":%u,\"tid\":%u,\"records\":%llu,\"run_ns\":%llu,\"uncounted\":[",
 		    i ? "," : "", th->pid, th->tid, (unsigned long long)th->records,
 		    (unsigned long long)th->run_ns);
+		for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+			if (th->uncounted & (1u << c)) {
+				put(out, len, &used, "%s\"pmc%u\"", first ? "" : ",", c);
+				first = 0;
+			}
+		put(out, len, &used, "],\"counts\":{");
+		first = 1;
 		for (c = 0; c < KPMC_MAX_COUNTERS; c++)
 			if (th->counts[c] || (nsets <= 1 && th->set_counts[0][c])) {
 				put(out, len, &used, "%s\"pmc%u\":%llu", first ? "" : ",", c,

@@ -16,6 +16,8 @@ struct kpmc_thread_total {
 	uint64_t set_records[KPMC_MAX_SETS];
 	uint64_t set_counts[KPMC_MAX_SETS][KPMC_MAX_COUNTERS];
 	uint64_t set_run_ns[KPMC_MAX_SETS];
+	/* Counters that did not count for part of some record (hybrid CPUs). */
+	uint32_t uncounted;
 };
 
 struct kpmc_totals {
@@ -28,7 +30,8 @@ int kpmc_totals_add(struct kpmc_totals *t, const struct kpmc_record *rec);
 void kpmc_totals_free(struct kpmc_totals *t);
 
 /*
- * Print the totals: one row per thread, then one "total" row per process.
+ * Print the totals: one row per thread, then one "total" row per process; a
+ * count followed by '*' did not count for part of the thread's run.
  * Returns the length written (may exceed len: the output was truncated).
  */
 size_t kpmc_totals_format(const struct kpmc_totals *t, uint32_t counter_mask,

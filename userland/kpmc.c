@@ -272,6 +272,8 @@ struct trace {
 	int header_done;
 	struct kpmc_totals totals;
 	unsigned long long lost;	/* records the kernel dropped (ring full) */
+	uint32_t uncounted;		/* counters some record says did not count throughout */
+	unsigned long long uncounted_records;
 	uint32_t virt_wanted;		/* virtual counters to show (-V), all by default */
 	pid_t detach_tid;		/* a DETACH record for this thread has come */
 	int detached;
@@ -289,6 +291,10 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 	}
 	if (rec->kind == KPMC_REC_LOST)
 		t->lost += rec->lost;
+	if (rec->uncounted_mask) {
+		t->uncounted |= rec->uncounted_mask;
+		t->uncounted_records++;
+	}
 	if (rec->kind == KPMC_REC_DETACH && t->detach_tid && (pid_t)rec->tid == t->detach_tid)
 		t->detached = 1;
 	if (t->raw && fwrite(rec, sizeof(*rec), 1, t->raw) != 1 && !t->bad++)
@@ -390,7 +396,7 @@ static void trace_finish(struct trace *t, int system_wide)
 		t->aggregate = 0;
 	}
 	if (t->aggregate && t->format == OUT_CSV) {
-		fprintf(t->out, "pid,tid,expid,records,run_ns,running_ns");
+		fprintf(t->out, "pid,tid,expid,records,run_ns,running_ns,uncounted");
 		for (unsigned int c = 0; c < KPMC_MAX_COUNTERS; c++)
 			if (t->cols.counter_mask & (1u << c))
 				fprintf(t->out, ",pmc%u", c);
@@ -398,11 +404,14 @@ static void trace_finish(struct trace *t, int system_wide)
 		for (size_t i = 0; i < t->totals.nr; i++) {
 			const struct kpmc_thread_total *th = &t->totals.threads[i];
 
+			char uncounted[8 * KPMC_MAX_COUNTERS];
+
+			kpmc_format_uncounted(th->uncounted, "+", uncounted, sizeof(uncounted));
 			for (int s = 0; s < (t->cols.nsets > 1 ? t->cols.nsets : 1); s++) {
-				fprintf(t->out, "%u,%u,%d,%llu,%llu,%llu", th->pid, th->tid, s,
+				fprintf(t->out, "%u,%u,%d,%llu,%llu,%llu,%s", th->pid, th->tid, s,
 					(unsigned long long)th->set_records[s],
 					(unsigned long long)th->run_ns,
-					(unsigned long long)th->set_run_ns[s]);
+					(unsigned long long)th->set_run_ns[s], uncounted);
 				/* Scaled by enabled/running, like -A's table with several sets. */
 				for (unsigned int c = 0; c < KPMC_MAX_COUNTERS; c++)
 					if (t->cols.counter_mask & (1u << c))
@@ -477,6 +486,14 @@ static void trace_finish(struct trace *t, int system_wide)
 	if (t->lost)
 		fprintf(stderr, "kpmc: %llu records lost: the kernel's ring was full (enlarge it with -k)\n",
 			t->lost);
+	if (t->uncounted) {
+		char names[8 * KPMC_MAX_COUNTERS];
+
+		kpmc_format_uncounted(t->uncounted, " ", names, sizeof(names));
+		fprintf(stderr,
+			"kpmc: %s did not count for part of %llu record%s (marked *): the thread ran on a core type without that counter or event; those counts cover only the rest of its run time\n",
+			names, t->uncounted_records, t->uncounted_records == 1 ? "" : "s");
+	}
 }
 
 /* -R FILE: format records saved with -w, as if they came from the kernel. */

@@ -76,7 +76,9 @@ static void put_values(const struct kpmc_columns *cols, const struct kpmc_record
 
 		if (!shown)
 			continue;
-		if (has)
+		if (has && !csv && !virt && (rec->uncounted_mask & (1u << b)))
+			put(out, len, used, " %13llu*", v);
+		else if (has)
 			put(out, len, used, csv ? ",%llu" : " %14llu", v);
 		else if (csv)
 			put(out, len, used, ",");
@@ -148,6 +150,19 @@ int kpmc_format_row(const struct kpmc_columns *cols, const struct kpmc_record *r
 	}
 	put_values(cols, rec, false, out, len, &used);
 	return (int)used;
+}
+
+size_t kpmc_format_uncounted(uint32_t mask, const char *sep, char *out, size_t len)
+{
+	size_t used = 0;
+	unsigned int c;
+
+	if (len)
+		out[0] = '\0';
+	for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+		if (mask & (1u << c))
+			put(out, len, &used, "%spmc%u", used ? sep : "", c);
+	return used;
 }
 
 /* Parse "<word><index>=<value>" into index and value; 0 on success. */
@@ -289,7 +304,7 @@ int kpmc_format_csv_header(const struct kpmc_columns *cols, char *out, size_t le
 
 	if (len)
 		out[0] = '\0';
-	put(out, len, &used, "nsample,pid,tid,cpu,event,expid,period,run_ns,lost");
+	put(out, len, &used, "nsample,pid,tid,cpu,event,expid,period,run_ns,lost,uncounted");
 	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
 		if (cols->counter_mask & (1u << i))
 			put(out, len, &used, ",pmc%u", i);
@@ -303,15 +318,16 @@ int kpmc_format_csv_row(const struct kpmc_columns *cols, const struct kpmc_recor
 			char *out, size_t len)
 {
 	size_t used = 0;
-	char kind[16];
+	char kind[16], uncounted[8 * KPMC_MAX_COUNTERS];
 
 	if (len)
 		out[0] = '\0';
-	put(out, len, &used, "%llu,%u,%u,%u,%s,%u,%llu,%llu,%llu",
+	kpmc_format_uncounted(rec->uncounted_mask, "+", uncounted, sizeof(uncounted));
+	put(out, len, &used, "%llu,%u,%u,%u,%s,%u,%llu,%llu,%llu,%s",
 	    (unsigned long long)rec->nsample, rec->pid, rec->tid, rec->cpu,
 	    kpmc_record_kind_name(rec->kind, kind, sizeof(kind)), rec->set,
 	    (unsigned long long)rec->period, (unsigned long long)rec->run_ns,
-	    (unsigned long long)rec->lost);
+	    (unsigned long long)rec->lost, uncounted);
 	put_values(cols, rec, true, out, len, &used);
 	return (int)used;
 }
@@ -321,17 +337,19 @@ int kpmc_format_json_record(const struct kpmc_columns *cols, const struct kpmc_r
 {
 	size_t used = 0;
 	unsigned int i;
-	char kind[16], name[16];
+	char kind[16], name[16], uncounted[10 * KPMC_MAX_COUNTERS];
 	int first = 1;
 
 	if (len)
 		out[0] = '\0';
+	kpmc_format_uncounted(rec->uncounted_mask, "\",\"", uncounted, sizeof(uncounted));
 	put(out, len, &used,
-	    "{\"type\":\"record\",\"nsample\":%llu,\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"event\":\"%s\",\"expid\":%u,\"period\":%llu,\"run_ns\":%llu,\"lost\":%llu,\"counts\":{",
+	    "{\"type\":\"record\",\"nsample\":%llu,\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"event\":\"%s\",\"expid\":%u,\"period\":%llu,\"run_ns\":%llu,\"lost\":%llu,\"uncounted\":[%s%s%s],\"counts\":{",
 	    (unsigned long long)rec->nsample, rec->pid, rec->tid, rec->cpu,
 	    kpmc_record_kind_name(rec->kind, kind, sizeof(kind)), rec->set,
 	    (unsigned long long)rec->period, (unsigned long long)rec->run_ns,
-	    (unsigned long long)rec->lost);
+	    (unsigned long long)rec->lost, uncounted[0] ? "\"" : "", uncounted,
+	    uncounted[0] ? "\"" : "");
 	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
 		if (rec->counter_mask & (1u << i)) {
 			put(out, len, &used, "%s\"pmc%u\":%llu", first ? "" : ",", i,

@@ -25,7 +25,9 @@ const char *kpmc_record_kind_name(unsigned int kind, char *buf, size_t len);
 
 /*
  * "nsample pid tid event [expid] [period] pmcN... virtN..."; a LOST record is a
- * "# lost N records" comment line.
+ * "# lost N records" comment line. A count followed by '*' did not count for
+ * part of the record (its uncounted_mask: a hybrid CPU's core type without
+ * that counter or event).
  */
 int kpmc_format_header(const struct kpmc_columns *cols, char *out, size_t len);
 int kpmc_format_row(const struct kpmc_columns *cols, const struct kpmc_record *rec,
@@ -33,16 +35,21 @@ int kpmc_format_row(const struct kpmc_columns *cols, const struct kpmc_record *r
 
 /*
  * Machine-readable forms, one record per line. CSV columns (stable):
- * nsample,pid,tid,cpu,event,expid,period,run_ns,lost, then pmcN for the
- * counters of cols, then the virtual counters by name (or virtN); empty
- * cells where a record has no value. JSON: one object per line,
- * {"type":"record",...,"counts":{"pmc0":N,...},"virt":{"name":N,...}}.
+ * nsample,pid,tid,cpu,event,expid,period,run_ns,lost,uncounted, then pmcN
+ * for the counters of cols, then the virtual counters by name (or virtN);
+ * empty cells where a record has no value; uncounted: the counters that did
+ * not count for part of the record, "pmc1+pmc3" (empty: none). JSON: one
+ * object per line, {"type":"record",...,"uncounted":["pmc1",...],
+ * "counts":{"pmc0":N,...},"virt":{"name":N,...}}.
  */
 int kpmc_format_csv_header(const struct kpmc_columns *cols, char *out, size_t len);
 int kpmc_format_csv_row(const struct kpmc_columns *cols, const struct kpmc_record *rec,
 			char *out, size_t len);
 int kpmc_format_json_record(const struct kpmc_columns *cols, const struct kpmc_record *rec,
 			    char *out, size_t len);
+
+/* The counter names of mask joined by sep ("pmc1+pmc3"); the length written. */
+size_t kpmc_format_uncounted(uint32_t mask, const char *sep, char *out, size_t len);
 
 /*
  * The "[Event-to-counter mappings]" lines for a normalized configuration

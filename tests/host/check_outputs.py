@@ -63,19 +63,34 @@ with open(f"{d}/totals.csv", newline="") as f:
             key = (r["tid"], r["expid"], k)
             if key in scaled:
                 check(int(r[k]) == scaled[key], f"CSV -A {key} {r[k]} != JSON {scaled[key]}")
-table = {}
+table, starred = {}, set()
 with open(f"{d}/table.txt") as f:
     for line in f:
         p = line.split()
-        # rows: pid tid expid samples coverage pmc0 pmc1
+        # rows: pid tid expid samples coverage pmc0 pmc1 ('*': did not count throughout)
         if len(p) == 7 and p[0] == "100":
-            table[(p[1], p[2])] = p[5:7]
+            table[(p[1], p[2])] = [c.rstrip("*") for c in p[5:7]]
+            starred |= {(p[1], p[2], k) for k, c in zip(("pmc0", "pmc1"), p[5:7]) if c.endswith("*")}
 for (tid, expid, k), v in scaled.items():
     cell = table.get((tid, expid), ["?", "?"])[0 if k == "pmc0" else 1]
     check(cell == str(v), f"table -A {tid}/{expid}/{k} {cell} != JSON {v}")
 # The raw sum of set 0's pmc1 for thread 100 by construction.
 check(csv_sum[("100", "0", "pmc1")] == sum(777 * (i + 1) * 2 for i in range(0, 20, 2)) + 99,
       "CSV set-0 pmc1 of thread 100 differs from the generated stream")
+
+# The one record whose pmc0 did not count throughout (thread 101, 5th set-0
+# sample), in every form, and the thread's totals marked.
+unc_csv = [(r["tid"], r["nsample"], r["uncounted"]) for r in rows if r["uncounted"]]
+check(unc_csv == [("101", "5", "pmc0")], f"CSV uncounted cells {unc_csv}")
+unc_json = [(o["tid"], o["nsample"], o["uncounted"]) for o in recs if o["uncounted"]]
+check(unc_json == [(101, 5, ["pmc0"])], f"JSON uncounted {unc_json}")
+unc_sum = {th["tid"]: th["uncounted"] for th in summary["threads"]}
+check(unc_sum == {100: [], 101: ["pmc0"]}, f"JSON summary uncounted {unc_sum}")
+with open(f"{d}/totals.csv", newline="") as f:
+    unc_tot = {(r["tid"], r["expid"]): r["uncounted"] for r in csv.DictReader(f)}
+check(unc_tot == {("100", "0"): "", ("100", "1"): "", ("101", "0"): "pmc0", ("101", "1"): "pmc0"},
+      f"CSV -A uncounted {unc_tot}")
+check(starred == {("101", "0", "pmc0")}, f"table -A cells marked *: {sorted(starred)}")
 
 for f_ in fails:
     print("FAIL", f_)

@@ -2,12 +2,15 @@
 /*
  * gen_records: write a deterministic stream of kpmc records (what kpmc -w
  * saves) to stdout: two threads of one process rotating through two event
- * sets, time-based samples, a loss, and exit records. The host tests format
+ * sets, time-based samples, a loss, and exit records; one record of thread
+ * 101 says its pmc0 did not count throughout (a hybrid CPU's other core type). The host tests format
  * it with kpmc -R in every output form and compare the totals.
  */
 #include <stdio.h>
 #include <string.h>
 #include <uapi/linux/kpmc.h>
+
+static unsigned int uncounted_next;	/* uncounted_mask of the next record */
 
 static void put(unsigned int kind, unsigned int tid, unsigned int set, unsigned long long n,
 		unsigned long long run, unsigned long long c0, unsigned long long c1)
@@ -33,7 +36,9 @@ static void put(unsigned int kind, unsigned int tid, unsigned int set, unsigned 
 		r.counts[1] = c1;
 		r.virt_mask = 0x1;
 		r.virt[0] = c1 / 1000;
+		r.uncounted_mask = uncounted_next;
 	}
+	uncounted_next = 0;
 	fwrite(&r, sizeof(r), 1, stdout);
 }
 
@@ -43,9 +48,12 @@ int main(void)
 	unsigned int i, t;
 
 	for (i = 0; i < 20; i++)
-		for (t = 0; t < 2; t++)
+		for (t = 0; t < 2; t++) {
+			if (i == 4 && t == 1)
+				uncounted_next = 0x1;
 			put(i % 2 ? KPMC_REC_MUX : KPMC_REC_TBS, 100 + t, i % 2, ++n[t],
 			    (t + 1) * 10000000ULL, 1000003ULL * (i + 1), 777ULL * (i + 1) * (t + 2));
+		}
 	put(KPMC_REC_LOST, 0, 0, 0, 0, 5, 0);
 	for (t = 0; t < 2; t++)
 		put(KPMC_REC_EXIT, 100 + t, 0, ++n[t], 123456, 4242 + t, 99 + t);

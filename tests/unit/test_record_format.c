@@ -221,6 +221,48 @@ static void test_aggregate(void **state)
 	kpmc_totals_free(&t);
 }
 
+/* Hybrid CPUs: a counter that did not count throughout is marked in every form. */
+static void test_uncounted(void **state)
+{
+	struct kpmc_columns cols = { .counter_mask = 0x3 };
+	struct kpmc_record r = make_record(7, 8, KPMC_REC_TBS, 2, 500, 600);
+	struct kpmc_totals t = { 0 };
+	char line[512];
+
+	(void)state;
+	kpmc_format_uncounted(0, "+", line, sizeof(line));
+	assert_string_equal(line, "");
+	assert_int_equal(kpmc_format_uncounted(0x8005, "+", line, sizeof(line)), strlen("pmc0+pmc2+pmc15"));
+	assert_string_equal(line, "pmc0+pmc2+pmc15");
+	r.uncounted_mask = 0x2;
+	kpmc_format_row(&cols, &r, line, sizeof(line));
+	assert_string_equal(line, "      2       7       8    tick            500           600*");
+	kpmc_format_csv_row(&cols, &r, line, sizeof(line));
+	assert_string_equal(line, "2,7,8,0,tick,0,0,0,0,pmc1,500,600");
+	kpmc_format_json_record(&cols, &r, line, sizeof(line));
+	assert_non_null(strstr(line, "\"lost\":0,\"uncounted\":[\"pmc1\"],\"counts\":{\"pmc0\":500,\"pmc1\":600}"));
+	r.uncounted_mask = 0x3;
+	kpmc_format_json_record(&cols, &r, line, sizeof(line));
+	assert_non_null(strstr(line, "\"uncounted\":[\"pmc0\",\"pmc1\"]"));
+	r.uncounted_mask = 0;
+	kpmc_format_json_record(&cols, &r, line, sizeof(line));
+	assert_non_null(strstr(line, "\"uncounted\":[],"));
+	kpmc_format_csv_row(&cols, &r, line, sizeof(line));
+	assert_string_equal(line, "2,7,8,0,tick,0,0,0,0,,500,600");
+	/* Totals: the thread (and its process) is marked once any record was. */
+	assert_int_equal(kpmc_totals_add(&t, &r), 0);
+	r.uncounted_mask = 0x2;
+	assert_int_equal(kpmc_totals_add(&t, &r), 0);
+	kpmc_totals_format(&t, 0x3, line, sizeof(line));
+	assert_string_equal(line,
+		"    pid     tid samples           pmc0           pmc1\n"
+		"      7       8       2           1000          1200*\n"
+		"  total       7       2           1000          1200*\n");
+	kpmc_totals_format_json(&t, 1, 0, line, sizeof(line));
+	assert_non_null(strstr(line, "\"tid\":8,\"records\":2,\"run_ns\":0,\"uncounted\":[\"pmc1\"],\"counts\":{"));
+	kpmc_totals_free(&t);
+}
+
 static void test_period(void **state)
 {
 	char out[64];
@@ -263,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_scaling),
 		cmocka_unit_test(test_aggregate),
 		cmocka_unit_test(test_period),
+		cmocka_unit_test(test_uncounted),
 	};
 
 	return cmocka_run_group_tests_name("kpmc_cli_pure", tests, NULL, NULL);
