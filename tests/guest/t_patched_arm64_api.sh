@@ -64,6 +64,35 @@ grep -q '^started: 2$' /proc/kpmc/kernel_config || r="$r kernel_config: $(tr '\n
 grep -q '^config: pmc0=0x11,usr0=1,os0=0,pmc1=0x8,usr1=1,os1=0$' /proc/kpmc/kernel_config || r="$r default config: $(head -n1 /proc/kpmc/kernel_config);"
 verdict patched_arm64_api_exact_for_kernel_enabled_thread "$r"
 
+# A monitoring module's estimate through the API (PMC_METRIC_ID_MODULE0 + N):
+# with the metrics module active, what scheduling code gets for a sleeping
+# thread is exactly the IPC and instructions per ms of the thread's last
+# sample record, the values the CLI prints in that record's columns.
+MODULE0=6
+r=""
+echo "activate 2" >/proc/kpmc/mm_manager || r="activate 2 failed;"
+kpmc -c pmc0,pmc1=0x8 -T 0.02 -- "$BIN/loopsleep" 100 30000000 900 >$OUT/apimod.txt 2>&1 &
+kp=$!
+sleep 0.5
+lp=$(pidof loopsleep)
+for v in 0:ipc_milli 3:instr_per_ms; do
+	insmod /kpmc_query.ko pid=$lp metric=$((MODULE0 + ${v%%:*})) || r="$r insmod metric=${v%%:*} failed;"
+	sleep 0.05
+	eval "err_${v#*:}=$(cat $QP/err_metric) api_${v#*:}=$(cat $QP/metric_value)"
+	rmmod kpmc_query
+done
+wait $kp
+echo "activate 0" >/proc/kpmc/mm_manager
+# The last record before the exit record, by column name.
+set -- $(awk -v tid="$lp" '$1 == "nsample" { for (i = 1; i <= NF; i++) col[$i] = i }
+	$1 ~ /^[0-9]+$/ && $3 == tid && $4 ~ /^[a-z]/ && $4 != "exit" { ipc = $col["ipc_milli"]; ipms = $col["instr_per_ms"]; n++ }
+	END { print n + 0, ipc, ipms }' $OUT/apimod.txt)
+echo "module metrics via the API: ipc_milli $api_ipc_milli (err $err_ipc_milli), instr_per_ms $api_instr_per_ms (err $err_instr_per_ms); last of $1 records: $2, $3"
+[ "$err_ipc_milli" = 0 ] && [ "$err_instr_per_ms" = 0 ] || r="$r errors $err_ipc_milli $err_instr_per_ms;"
+[ "$1" -ge 2 ] && [ "$api_ipc_milli" = "$2" ] && [ "$api_instr_per_ms" = "$3" ] && [ "$2" -gt 0 ] && [ "$3" -gt 0 ] ||
+	r="$r API ($api_ipc_milli, $api_instr_per_ms) vs record ($2, $3): $(tail -n 4 $OUT/apimod.txt | tr '\n' '|');"
+verdict patched_arm64_api_module_metrics_equal_records "$r"
+
 # Strict parsing of the kernel configuration; unknown metric ids refused.
 r=""
 dmesg -c >/dev/null

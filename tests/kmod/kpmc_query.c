@@ -6,9 +6,11 @@
  * (pmc_ops_get_metrics), and with monitor=1 asks kpmc to monitor the thread
  * (pmc_ops_monitor). Then, until rmmod, a 1 ms hard-IRQ timer (scheduler
  * tick context: IRQs off, may not sleep) asks pmc_ops_get_metric() for the
- * thread's instructions, cycles and run time; the latest answers are module
- * parameters under /sys/module/kpmc_query/parameters/. A test module for the
- * patched-kernel tier.
+ * thread's instructions, cycles and run time, and for metric id `metric`
+ * (default: none; e.g. a monitoring module's PMC_METRIC_ID_MODULE0 + N); the
+ * latest answers are module parameters under
+ * /sys/module/kpmc_query/parameters/. A test module for the patched-kernel
+ * tier.
  */
 #include <linux/module.h>
 #include <linux/hrtimer.h>
@@ -33,6 +35,11 @@ module_param(instructions, ullong, 0444);
 module_param(cycles, ullong, 0444);
 module_param(run_ns, ullong, 0444);
 module_param(queries, ullong, 0444);
+static int metric = -1, err_metric = -1;
+static unsigned long long metric_value;
+module_param(metric, int, 0444);
+module_param(err_metric, int, 0444);
+module_param(metric_value, ullong, 0444);
 
 static struct task_struct *target;
 static struct hrtimer query_timer;
@@ -53,6 +60,8 @@ static enum hrtimer_restart query_tick(struct hrtimer *timer)
 	ask(PMC_METRIC_ID_INSTRUCTIONS, &err_instructions, &instructions);
 	ask(PMC_METRIC_ID_CYCLES, &err_cycles, &cycles);
 	ask(PMC_METRIC_ID_RUN_NS, &err_run_ns, &run_ns);
+	if (metric >= 0)
+		ask(metric, &err_metric, &metric_value);
 	WRITE_ONCE(queries, queries + 1);
 	hrtimer_forward_now(timer, ms_to_ktime(1));
 	return HRTIMER_RESTART;
