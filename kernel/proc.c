@@ -247,23 +247,27 @@ static int last_error_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-/* ---- self: the calling thread's counts, binary (struct kpmc_self_counts) ---- */
+/*
+ * ---- self: the calling thread's counts, binary: struct kpmc_self_counts, or
+ * struct kpmc_self_sets (per event set) when the buffer has room for it ----
+ */
 
 static ssize_t self_read(struct file *f, char __user *buf, size_t len, loff_t *ppos)
 {
 	struct kpmc_thread *t = kpmc_thread_of_current(false);
-	struct kpmc_self_counts sc;
+	struct kpmc_self_sets ss;
+	size_t n = len >= sizeof(ss) ? sizeof(ss) : sizeof(ss.all);
 
-	if (len < sizeof(sc))
+	if (len < sizeof(ss.all))
 		return -EINVAL;
-	if (!t || kpmc_thread_read_self(t, &sc)) {
+	if (!t || kpmc_thread_read_self(t, &ss)) {
 		if (t)
 			kpmc_reject(t, "self", "this thread is not monitored (write 1 to enable first)");
 		return -ENODATA;
 	}
-	if (copy_to_user(buf, &sc, sizeof(sc)))
+	if (copy_to_user(buf, &ss, n))
 		return -EFAULT;
-	return sizeof(sc);
+	return n;
 }
 
 /* The fast read path: the calling thread's struct kpmc_self_page (selfpage.c). */

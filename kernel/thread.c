@@ -172,9 +172,12 @@ static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
 	if (t->session)
 		kpmc_session_push(t->session, &rec);
 
-	for (i = 0; i < thw(t)->nr; i++)
+	for (i = 0; i < thw(t)->nr; i++) {
 		t->total[thw(t)->slot[i]] += t->acc[i];
+		t->set_total[t->set][thw(t)->slot[i]] += t->acc[i];
+	}
 	t->total_run_ns += t->run_ns;
+	t->set_total_run_ns[t->set] += t->run_ns;
 	memset(t->acc, 0, sizeof(t->acc));
 	t->run_ns = 0;
 }
@@ -203,6 +206,8 @@ static void counting_start(struct kpmc_thread *t)
 	t->set_samples = 0;
 	memset(t->total, 0, sizeof(t->total));
 	t->total_run_ns = 0;
+	memset(t->set_total, 0, sizeof(t->set_total));
+	memset(t->set_total_run_ns, 0, sizeof(t->set_total_run_ns));
 	if (!thw(t)->sampling)
 		return;
 	t->rand_state = kpmc_rand_init(tcfg(t)->seed);
@@ -671,13 +676,18 @@ int kpmc_thread_start_self(struct kpmc_thread *t)
 	return 0;
 }
 
-/* The caller's own counts, folded now: the read path of self-monitoring. */
-int kpmc_thread_read_self(struct kpmc_thread *t, struct kpmc_self_counts *out)
+/*
+ * The caller's own counts, folded now: the read path of self-monitoring.
+ * out->all as struct kpmc_self_counts always had it (the counting set's
+ * counters); out->all.counts is completed with the other sets' counters and
+ * out->sets[] says per set what it counted and for how long.
+ */
+int kpmc_thread_read_self(struct kpmc_thread *t, struct kpmc_self_sets *out)
 {
 	struct kpmc_cpu *c;
 	const struct kpmc_hw_config *hw;
 	unsigned long flags;
-	unsigned int i;
+	unsigned int i, s, pmc;
 
 	memset(out, 0, sizeof(*out));
 	local_irq_save(flags);
@@ -689,11 +699,25 @@ int kpmc_thread_read_self(struct kpmc_thread *t, struct kpmc_self_counts *out)
 	if (c->cur == t && fold(c, t, ktime_get_ns()))
 		sampling_take(c, t, true);
 	hw = thw(t);
-	out->counter_mask = hw->mask;
-	out->set = t->set;
-	out->run_ns = t->total_run_ns + t->run_ns;
+	out->all.counter_mask = hw->mask;
+	out->all.set = t->set;
+	out->all.run_ns = t->total_run_ns + t->run_ns;
+	out->nr_sets = t->conf->sets.nr;
+	for (s = 0; s < out->nr_sets && s < KPMC_MAX_SETS; s++) {
+		const struct kpmc_hw_config *sh = &t->conf->hw[s];
+
+		out->sets[s].counter_mask = sh->mask;
+		out->sets[s].run_ns = t->set_total_run_ns[s] + (s == t->set ? t->run_ns : 0);
+		for (i = 0; i < sh->nr; i++) {
+			pmc = sh->slot[i];
+			out->sets[s].counts[pmc] = t->set_total[s][pmc] +
+						   (s == t->set ? t->acc[i] : 0);
+		}
+	}
+	for (pmc = 0; pmc < KPMC_MAX_COUNTERS; pmc++)
+		out->all.counts[pmc] = t->total[pmc];
 	for (i = 0; i < hw->nr; i++)
-		out->counts[hw->slot[i]] = t->total[hw->slot[i]] + t->acc[i];
+		out->all.counts[hw->slot[i]] += t->acc[i];
 	local_irq_restore(flags);
 	return 0;
 }

@@ -67,6 +67,28 @@ struct kpmc_self_counts {
 };
 
 /*
+ * A read() of /proc/kpmc/self with room for struct kpmc_self_sets returns
+ * one (older modules return only struct kpmc_self_counts: see the size
+ * read() returns): the counts again, and per event set what that set has
+ * counted and for how long, so that a multiplexing thread can scale each
+ * set's counts by total time / set time. all.counts[N] is pmcN's count over
+ * every set that has pmcN (the sum of its records' counts[N]).
+ */
+struct kpmc_self_set {
+	__u32 counter_mask;	/* bit N set: counts[N] holds pmcN in this set */
+	__u32 reserved;
+	__u64 run_ns;		/* on-CPU time this set counted */
+	__u64 counts[KPMC_MAX_COUNTERS];
+};
+
+struct kpmc_self_sets {
+	struct kpmc_self_counts all;
+	__u32 nr_sets;		/* sets[0 .. nr_sets-1] are in use */
+	__u32 reserved;
+	struct kpmc_self_set sets[KPMC_MAX_SETS];
+};
+
+/*
  * The fast read path: mmap(PROT_READ, MAP_SHARED, one page, offset 0) of
  * /proc/kpmc/self gives the calling thread's page. The kernel rewrites it
  * whenever the thread's counts or its counters' starting points change (switch

@@ -91,6 +91,9 @@ struct kpmc_thread {
 	unsigned int set;
 	u64 set_run_ns;
 	u32 set_samples;
+	/* Per set, up to the last record: counts by pmc number, on-CPU time. */
+	u64 set_total[KPMC_MAX_SETS][KPMC_MAX_COUNTERS];
+	u64 set_total_run_ns[KPMC_MAX_SETS];
 	char last_error[KPMC_ERR_MAX];
 	/* For the in-kernel API: CPU changes, and the module's values of the last record. */
 	u64 migrations;
@@ -179,7 +182,7 @@ int kpmc_kernel_monitor(struct task_struct *task, bool on);
 int kpmc_kernel_api_init(struct proc_dir_entry *dir);
 void kpmc_kernel_api_stop(void);
 void kpmc_kernel_api_exit(void);
-int kpmc_thread_read_self(struct kpmc_thread *t, struct kpmc_self_counts *out);
+int kpmc_thread_read_self(struct kpmc_thread *t, struct kpmc_self_sets *out);
 extern atomic_t kpmc_threads_lost;
 void kpmc_shared_config_put(struct kpmc_shared_config *c);
 
