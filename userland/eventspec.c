@@ -86,6 +86,52 @@ int kpmc_parse_event_list(const char *s, struct kpmc_event_spec *ev, int max,
 	return n;
 }
 
+/* Tokens of the raw syntax that belong to a set, not to a counter. */
+static const char *const set_tokens[] = { "tbs=", "mux=", "muxsamples=", "rnd=", "seed=" };
+
+static int is_set_token(const char *tok)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(set_tokens) / sizeof(set_tokens[0]); i++)
+		if (!strncmp(tok, set_tokens[i], strlen(set_tokens[i])))
+			return 1;
+	return 0;
+}
+
+int kpmc_split_set_tokens(const char *set, char *events, size_t elen, char *tokens, size_t tlen,
+			  char *err, size_t len)
+{
+	size_t e = 0, t = 0, n;
+	const char *p = set, *end;
+
+	if (!elen || !tlen) {
+		snprintf(err, len, "no room");
+		return -1;
+	}
+	events[0] = tokens[0] = '\0';
+	while (*p) {
+		end = strchr(p, ',');
+		n = end ? (size_t)(end - p) : strlen(p);
+		if (n) {
+			char *dst = is_set_token(p) ? tokens : events;
+			size_t *used = dst == tokens ? &t : &e, room = dst == tokens ? tlen : elen;
+
+			if (*used + n + 2 > room) {
+				snprintf(err, len, "event list too long");
+				return -1;
+			}
+			if (*used)
+				dst[(*used)++] = ',';
+			memcpy(dst + *used, p, n);
+			*used += n;
+			dst[*used] = '\0';
+		}
+		p += n + (end ? 1 : 0);
+	}
+	return 0;
+}
+
 /* PMCTrack's mnemonics, as ARM, Intel and AMD name them in libpfm4. */
 static const struct {
 	const char *mnemonic;

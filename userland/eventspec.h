@@ -25,6 +25,15 @@ int kpmc_config_is_raw(const char *s);
 int kpmc_parse_event_list(const char *s, struct kpmc_event_spec *ev, int max,
 			  char *err, size_t len);
 
+/*
+ * A set of event names may carry the set's own tokens of the raw syntax
+ * (tbs=, mux=, muxsamples=, rnd=, seed=): "instr,cycles:ebs=1000000,mux=20"
+ * gives events "instr,cycles:ebs=1000000" and tokens "mux=20" (either may be
+ * empty). 0, or -1 with the reason in err.
+ */
+int kpmc_split_set_tokens(const char *set, char *events, size_t elen, char *tokens, size_t tlen,
+			  char *err, size_t len);
+
 /* libpfm4 names to try for a PMCTrack mnemonic (NULL-terminated), or NULL. */
 const char *const *kpmc_mnemonic_candidates(const char *mnemonic);
 

@@ -139,68 +139,16 @@ static int cat_file(const char *path)
 	return 0;
 }
 
-/* backend and counter layout, from /proc/kpmc/info. */
-static int read_layout(char *backend, size_t blen, struct kpmc_counter_layout *l)
-{
-	char line[512], *p;
-	FILE *f = fopen(PROC_DIR "/info", "r");
-
-	memset(l, 0, sizeof(*l));
-	backend[0] = '\0';
-	while (f && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (!strncmp(line, "backend: ", 9))
-			snprintf(backend, blen, "%.63s", line + 9);
-		else if (!strncmp(line, "pmu: ", 5))
-			snprintf(l->pmu, sizeof(l->pmu), "%.159s", line + 5);
-		else if (!strncmp(line, "counters: ", 10))
-			l->nr_counters = (unsigned int)atoi(line + 10);
-		else if (!strncmp(line, "fixed_counters: ", 16)) {
-			l->nr_fixed = (unsigned int)strtoul(line + 16, &p, 10);
-			/* " pmc0=cycles(0x11) pmc1=..." */
-			for (unsigned int i = 0; i < l->nr_fixed && i < 16 && (p = strchr(p, '(')); i++, p++)
-				l->fixed_event[i] = strtoull(p + 1, NULL, 0);
-		}
-	}
-	if (f)
-		fclose(f);
-	l->split_modifiers = !strcmp(backend, "amd");
-	return backend[0] && strcmp(backend, "none") ? 0 : -1;
-}
-
 /*
  * -c with event names ("instr,cycles:u", libpfm4 strings): encode each for
  * this PMU, put them on counters, and return the raw configuration.
  */
 static char *names_to_raw(const char *list)
 {
-	struct kpmc_event_spec ev[KPMC_MAX_EVENTS];
-	struct kpmc_counter_layout l;
-	uint64_t code[KPMC_MAX_EVENTS];
-	int slot[KPMC_MAX_EVENTS], n, i;
-	char backend[64], err[512], *out;
+	char err[512], *out = malloc(1024);
 
-	n = kpmc_parse_event_list(list, ev, KPMC_MAX_EVENTS, err, sizeof(err));
-	if (n < 0) {
-		fprintf(stderr, "kpmc: -c '%s': %s\n", list, err);
-		return NULL;
-	}
-	if (read_layout(backend, sizeof(backend), &l)) {
-		fprintf(stderr, "kpmc: -c '%s': the module reports no usable PMU (kpmc -I)\n", list);
-		return NULL;
-	}
-	for (i = 0; i < n; i++)
-		if (kpmc_pfm_encode(backend, l.pmu, &ev[i], &code[i], err, sizeof(err))) {
-			fprintf(stderr, "kpmc: -c: %s\n", err);
-			return NULL;
-		}
-	if (kpmc_assign_counters(&l, code, ev, n, slot, err, sizeof(err))) {
-		fprintf(stderr, "kpmc: -c: %s\n", err);
-		return NULL;
-	}
-	out = malloc(1024);
-	if (!out || kpmc_raw_config(code, ev, slot, n, &l, out, 1024) < 0) {
-		fprintf(stderr, "kpmc: -c '%s': configuration too long\n", list);
+	if (!out || kpmc_names_to_raw(PROC_DIR "/info", list, out, 1024, err, sizeof(err)) < 0) {
+		fprintf(stderr, "kpmc: -c '%s': %s\n", list, out ? err : "out of memory");
 		free(out);
 		return NULL;
 	}

@@ -235,3 +235,105 @@ int kpmc_pfm_list(FILE *f, const char *filter)
 			filter ? " matches '" : "", filter ? filter : "", filter ? "'" : "");
 	return l.n ? 0 : 1;
 }
+
+int kpmc_read_layout(const char *info_path, char *backend, size_t blen,
+		     struct kpmc_counter_layout *l)
+{
+	char line[512], *p;
+	FILE *f = fopen(info_path, "r");
+
+	memset(l, 0, sizeof(*l));
+	backend[0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "backend: ", 9))
+			snprintf(backend, blen, "%.63s", line + 9);
+		else if (!strncmp(line, "pmu: ", 5))
+			snprintf(l->pmu, sizeof(l->pmu), "%.159s", line + 5);
+		else if (!strncmp(line, "counters: ", 10))
+			l->nr_counters = (unsigned int)atoi(line + 10);
+		else if (!strncmp(line, "fixed_counters: ", 16)) {
+			l->nr_fixed = (unsigned int)strtoul(line + 16, &p, 10);
+			/* " pmc0=cycles(0x11) pmc1=..." */
+			for (unsigned int i = 0; i < l->nr_fixed && i < 16 && (p = strchr(p, '(')); i++, p++)
+				l->fixed_event[i] = strtoull(p + 1, NULL, 0);
+		}
+	}
+	if (f)
+		fclose(f);
+	l->split_modifiers = !strcmp(backend, "amd");
+	return backend[0] && strcmp(backend, "none") ? 0 : -1;
+}
+
+int kpmc_names_to_raw(const char *info_path, const char *set, char *out, size_t len,
+		      char *err, size_t elen)
+{
+	struct kpmc_event_spec ev[KPMC_MAX_EVENTS];
+	struct kpmc_counter_layout l;
+	uint64_t code[KPMC_MAX_EVENTS];
+	int slot[KPMC_MAX_EVENTS], n, i, w;
+	char backend[64], events[1024], tokens[256];
+
+	if (kpmc_split_set_tokens(set, events, sizeof(events), tokens, sizeof(tokens), err, elen))
+		return -1;
+	n = kpmc_parse_event_list(events, ev, KPMC_MAX_EVENTS, err, elen);
+	if (n < 0)
+		return -1;
+	if (kpmc_read_layout(info_path, backend, sizeof(backend), &l)) {
+		snprintf(err, elen, "the module reports no usable PMU (%s)", info_path);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (kpmc_pfm_encode(backend, l.pmu, &ev[i], &code[i], err, elen))
+			return -1;
+	if (kpmc_assign_counters(&l, code, ev, n, slot, err, elen))
+		return -1;
+	w = kpmc_raw_config(code, ev, slot, n, &l, out, len);
+	if (w >= 0 && tokens[0]) {
+		int t = snprintf(out + w, len - (size_t)w, ",%s", tokens);
+
+		w = t < 0 || (size_t)t >= len - (size_t)w ? -1 : w + t;
+	}
+	if (w < 0)
+		snprintf(err, elen, "configuration too long");
+	return w;
+}
+
+int kpmc_config_to_raw(const char *info_path, const char *config, char *out, size_t len,
+		       char *err, size_t elen)
+{
+	char set[1024];
+	size_t used = 0, n;
+	const char *p = config, *end;
+	int w;
+
+	if (!len)
+		return -1;
+	out[0] = '\0';
+	do {
+		end = strchr(p, ';');
+		n = end ? (size_t)(end - p) : strlen(p);
+		if (n >= sizeof(set) || used + 1 >= len) {
+			snprintf(err, elen, "configuration too long");
+			return -1;
+		}
+		memcpy(set, p, n);
+		set[n] = '\0';
+		if (used)
+			out[used++] = ';';
+		if (kpmc_config_is_raw(set)) {
+			w = snprintf(out + used, len - used, "%s", set);
+			if (w < 0 || (size_t)w >= len - used) {
+				snprintf(err, elen, "configuration too long");
+				return -1;
+			}
+		} else {
+			w = kpmc_names_to_raw(info_path, set, out + used, len - used, err, elen);
+			if (w < 0)
+				return -1;
+		}
+		used += (size_t)w;
+		p = end ? end + 1 : NULL;
+	} while (p);
+	return (int)used;
+}

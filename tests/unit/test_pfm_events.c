@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "pfm_events.h"
@@ -98,12 +100,42 @@ static void test_zen4_config(void **state)
 			    "pmc3=0x120,umask3=0x1,ebs3=100000");
 }
 
+/*
+ * What libkpmc's kpmc_start() takes: sets by name (with the set's own raw
+ * tokens) or raw, separated by ';', from the info file of a Skylake.
+ */
+static void test_config_to_raw(void **state)
+{
+	char info[] = "/tmp/kpmc-unit-info-XXXXXX", err[512], out[512];
+	FILE *f;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(info);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "backend: intel\npmu: %s\ncounters: 11\n"
+		"fixed_counters: 3 pmc0=instructions(0xc0) pmc1=cycles(0x3c) pmc2=ref-cycles(0x300)\n", skl);
+	fclose(f);
+	assert_true(kpmc_config_to_raw(info, "instr,cycles:u,llc_misses:ebs=100000,mux=20;pmc3=0x412e,mux=20",
+				       out, sizeof(out), err, sizeof(err)) > 0);
+	assert_string_equal(out, "pmc0,pmc1,usr1=1,os1=0,pmc3=0x412e,ebs3=100000,mux=20;pmc3=0x412e,mux=20");
+	/* Unknown names: the reason with close matches. */
+	assert_int_equal(kpmc_config_to_raw(info, "pmc0;INST_RETIRD", out, sizeof(out), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown event 'INST_RETIRD'; did you mean: INST_RETIRED"));
+	/* A set of tokens and no event. */
+	assert_int_equal(kpmc_config_to_raw(info, "mux=20", out, sizeof(out), err, sizeof(err)), -1);
+	assert_string_equal(err, "no event");
+	unlink(info);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_amd_names),
 		cmocka_unit_test(test_intel_names),
 		cmocka_unit_test(test_zen4_config),
+		cmocka_unit_test(test_config_to_raw),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
