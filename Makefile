@@ -16,6 +16,8 @@ GUEST_ARCHES := arm64 x86_64
 USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2
 CROSS_arm64 := aarch64-linux-gnu-
 CROSS_x86_64 :=
+# libkpmc as the guest programs link it (static, with libpfm4).
+LIBKPMC_SRCS := $(addprefix userland/,libkpmc/libkpmc.c libkpmc/attrib.c eventspec.c pfm_events.c)
 PROGS := loop runas perfhold wakeups ringloss spawnmany forktree yield sleepyield loopsleep ampmix
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
@@ -46,10 +48,10 @@ progs:
 		for p in $(PROGS); do \
 			$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/$$p tests/progs/$$p.c -lpthread || exit 1; \
 		done; \
-		$$cc -static $(USER_CFLAGS) -Iinclude -Iuserland/libkpmc/include -o $(BUILD)/$$a/progs/regions \
-			tests/progs/regions.c userland/libkpmc/libkpmc.c -lpthread || exit 1; \
-		$$cc -static $(USER_CFLAGS) -Iinclude -Iuserland/libkpmc/include -o $(BUILD)/$$a/progs/fastpath \
-			tests/progs/fastpath.c userland/libkpmc/libkpmc.c -lpthread || exit 1; \
+		for p in regions fastpath libkpmc_more; do \
+			$$cc -static $(USER_CFLAGS) -Iinclude -Iuserland -Iuserland/libkpmc/include -o $(BUILD)/$$a/progs/$$p \
+				tests/progs/$$p.c $(LIBKPMC_SRCS) -lpfm -lpthread || exit 1; \
+		done; \
 	done
 
 # The guest's root tree: module, CLI, test programs, guest test scripts.

@@ -1,33 +1,82 @@
 // SPDX-License-Identifier: LGPL-2.1
+#define _GNU_SOURCE	/* pipe2 */
 #include "kpmc.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <uapi/linux/kpmc.h>
 
+#include "attrib.h"
 #include "fastread.h"
+#include "pfm_events.h"
 
 #define MAX_REGIONS	64
+#define NAME_MAX_LEN	48
 
+/* A region over all threads (under lock). */
 struct region {
-	char name[48];
+	char name[NAME_MAX_LEN];
 	uint64_t calls;
-	uint64_t total[KPMC_LIB_COUNTERS];
-	uint64_t open[KPMC_LIB_COUNTERS];	/* counts at begin (per thread) */
+	uint64_t run_ns;
+	uint64_t total[KPMC_LIB_COUNTERS];	/* pmcN over all sets */
+	uint32_t nr_sets;
+	struct kpmc_set_counts sets[KPMC_LIB_SETS];
+	/* With a sampling configuration: each invocation, for the samples. */
+	struct kpmc_lib_interval *iv;
+	size_t niv, cap;
+};
+
+/*
+ * A region open in the calling thread: the counts at its begin. The read at
+ * a begin ends (memset, copies) in at, which is inside the region: every at
+ * on the same cache-line alignment makes that cost the same for every
+ * region (glibc's memset/memcpy take paths by alignment).
+ */
+struct open_region {
+	_Alignas(64) struct kpmc_counts at;
+	char name[NAME_MAX_LEN];
 	int active;
 };
 
 static int session_fd = -1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct region totals[MAX_REGIONS];	/* over all threads, under lock */
-static __thread struct region mine[MAX_REGIONS];
+static uint64_t calls_ended;			/* invocations numbered, under lock */
+static __thread struct open_region *mine;	/* MAX_REGIONS, at the first begin */
+static pthread_key_t mine_key;
+static pthread_once_t mine_once = PTHREAD_ONCE_INIT;
 static __thread int self_fd = -1;
+static __thread uint32_t my_tid;
+static __thread char last_error[512];
+/* libpfm4 keeps global state. */
+static pthread_mutex_t pfm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Samples: the session's records (rec_lock, taken before lock where both
+ * are). sampling: the configuration has ebs or tbs; then a reader thread
+ * drains the session as records come.
+ */
+static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
+static int sampling;
+static pthread_t reader;
+static int reader_running;
+static int stop_pipe[2] = { -1, -1 };
+static struct kpmc_lib_stream *streams;
+static size_t nstreams, streams_cap;
+static struct kpmc_sample *samples;
+static size_t nsamples, samples_cap;
+static struct kpmc_sample_stats stats;
 
 /* The fast path: the thread's page (NULL: not mapped yet; MAP_FAILED: no page). */
 static int path_mode = KPMC_PATH_AUTO;
@@ -46,6 +95,28 @@ static void forget_thread_state(void)
 	if (self_fd >= 0)
 		close(self_fd);
 	self_fd = -1;
+	my_tid = 0;
+}
+
+static void set_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+}
+
+const char *kpmc_last_error(void)
+{
+	return last_error;
+}
+
+static uint32_t gettid_cached(void)
+{
+	if (!my_tid)
+		my_tid = (uint32_t)syscall(SYS_gettid);
+	return my_tid;
 }
 
 static void install_atfork(void)
@@ -157,28 +228,257 @@ static int put(const char *file, const char *s)
 
 	snprintf(path, sizeof(path), "/proc/kpmc/%s", file);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+	if (fd < 0) {
 		err = -errno;
+		set_error("%s: %s", path, strerror(-err));
+		return err;
+	}
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s)) {
+		char why[256] = "";
+		int lf = open("/proc/kpmc/last_error", O_RDONLY | O_CLOEXEC);
+		ssize_t n;
+
+		err = -errno;
+		if (lf >= 0) {
+			n = read(lf, why, sizeof(why) - 1);
+			why[n > 0 ? n : 0] = '\0';
+			why[strcspn(why, "\n")] = '\0';
+			close(lf);
+		}
+		set_error("%s '%s': %s", path, s, why[0] ? why : strerror(-err));
+	}
 	close(fd);
 	return err;
 }
 
-int kpmc_start(const char *config)
+
+int kpmc_resolve_config(const char *config, char *raw, size_t len)
 {
+	char err[512];
+	int n;
+
+	if (!config || !raw) {
+		set_error("no configuration");
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&pfm_lock);
+	n = kpmc_config_to_raw("/proc/kpmc/info", config, raw, len, err, sizeof(err));
+	pthread_mutex_unlock(&pfm_lock);
+	if (n < 0) {
+		set_error("%s", err);
+		return -EINVAL;
+	}
+	return n;
+}
+
+/* Does the raw configuration take samples (ebsN=, or tbs= other than 0)? */
+static int samples_in(const char *raw)
+{
+	const char *p;
+
+	if (strstr(raw, "ebs"))
+		return 1;
+	for (p = raw; (p = strstr(p, "tbs=")); p += 4)
+		if (strtoul(p + 4, NULL, 0))
+			return 1;
+	return 0;
+}
+
+static struct kpmc_lib_stream *stream_of(uint32_t tid)
+{
+	static size_t last;
+	size_t i;
+
+	if (last < nstreams && streams[last].tid == tid)
+		return &streams[last];
+	for (i = 0; i < nstreams; i++)
+		if (streams[i].tid == tid)
+			return &streams[last = i];
+	if (nstreams == streams_cap) {
+		size_t cap = streams_cap ? 2 * streams_cap : 16;
+		struct kpmc_lib_stream *n = realloc(streams, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		streams = n;
+		streams_cap = cap;
+	}
+	memset(&streams[nstreams], 0, sizeof(streams[0]));
+	streams[nstreams].tid = tid;
+	return &streams[last = nstreams++];
+}
+
+static void take_record(const struct kpmc_record *r)
+{
+	struct kpmc_lib_stream *st;
+	struct kpmc_sample *sm;
+	uint64_t key = 0;
+	int keyed, is_sample;
+
+	if (r->kind == KPMC_REC_LOST) {
+		stats.lost += r->lost;
+		return;
+	}
+	if (r->kind == KPMC_REC_CPU)
+		return;
+	stats.records++;
+	is_sample = r->kind == KPMC_REC_EBS || r->kind == KPMC_REC_TBS;
+	st = stream_of(r->tid);
+	keyed = st && !kpmc_lib_stream_feed(st, r, stats.lost > 0, &key);
+	if (!is_sample)
+		return;
+	stats.samples++;
+	if (!keyed)
+		stats.unattributable++;
+	if (nsamples == samples_cap) {
+		size_t cap = samples_cap ? 2 * samples_cap : 256;
+		struct kpmc_sample *n = realloc(samples, cap * sizeof(*n));
+
+		if (!n) {
+			/* Counted, not kept: like a lost record, said in the stats. */
+			stats.unattributable++;
+			return;
+		}
+		samples = n;
+		samples_cap = cap;
+	}
+	sm = &samples[nsamples++];
+	memset(sm, 0, sizeof(*sm));
+	sm->tid = r->tid;
+	sm->cpu = r->cpu;
+	sm->kind = r->kind;
+	sm->set = r->set;
+	sm->nsample = r->nsample;
+	sm->period = r->period;
+	sm->run_ns = keyed ? key : 0;
+	sm->call = ~0ull;
+	sm->counter_mask = r->counter_mask;
+	memcpy(sm->counts, r->counts, sizeof(sm->counts));
+}
+
+/* Everything the session holds now; rec_lock held. */
+static void drain(void)
+{
+	struct kpmc_record buf[64];
+	ssize_t n, i;
+
+	if (session_fd < 0)
+		return;
+	while ((n = read(session_fd, buf, sizeof(buf))) > 0)
+		for (i = 0; i < n / (ssize_t)sizeof(buf[0]); i++)
+			take_record(&buf[i]);
+}
+
+static void *reader_main(void *arg)
+{
+	struct pollfd p[2] = { { .fd = session_fd, .events = POLLIN },
+			       { .fd = stop_pipe[0], .events = POLLIN } };
+
+	(void)arg;
+	for (;;) {
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents)
+			break;
+		pthread_mutex_lock(&rec_lock);
+		drain();
+		pthread_mutex_unlock(&rec_lock);
+		if (p[0].revents & (POLLERR | POLLHUP | POLLNVAL))
+			break;
+	}
+	return NULL;
+}
+
+/* The reader: created before counting starts, so not monitored; no signals. */
+static int start_reader(void)
+{
+	sigset_t all, old;
 	int err;
 
-	if (session_fd >= 0)
-		return -EBUSY;
-	/* The session: records (exits) go there; nobody needs to read them. */
-	session_fd = open("/proc/kpmc/monitor", O_RDONLY | O_CLOEXEC);
-	if (session_fd < 0)
+	if (pipe2(stop_pipe, O_CLOEXEC))
 		return -errno;
-	err = put("config", config);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&reader, NULL, reader_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		close(stop_pipe[0]);
+		close(stop_pipe[1]);
+		stop_pipe[0] = stop_pipe[1] = -1;
+		return -err;
+	}
+	reader_running = 1;
+	return 0;
+}
+
+static void stop_reader(void)
+{
+	ssize_t w;
+
+	if (!reader_running)
+		return;
+	/* A pipe with room: the write cannot fail short of a bug. */
+	w = write(stop_pipe[1], "x", 1);
+	(void)w;
+	pthread_join(reader, NULL);
+	reader_running = 0;
+	close(stop_pipe[0]);
+	close(stop_pipe[1]);
+	stop_pipe[0] = stop_pipe[1] = -1;
+}
+
+static void forget_samples(void)
+{
+	int i;
+
+	pthread_mutex_lock(&rec_lock);
+	free(streams);
+	free(samples);
+	streams = NULL;
+	samples = NULL;
+	nstreams = streams_cap = nsamples = samples_cap = 0;
+	memset(&stats, 0, sizeof(stats));
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MAX_REGIONS; i++) {
+		free(totals[i].iv);
+		totals[i].iv = NULL;
+		totals[i].niv = totals[i].cap = 0;
+	}
+	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&rec_lock);
+}
+
+int kpmc_start(const char *config)
+{
+	char raw[2048];
+	int err;
+
+	if (session_fd >= 0) {
+		set_error("kpmc_start: already started");
+		return -EBUSY;
+	}
+	err = kpmc_resolve_config(config, raw, sizeof(raw));
+	if (err < 0)
+		return err;
+	/* The session: records go there; a reader takes them when there are samples. */
+	session_fd = open("/proc/kpmc/monitor", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (session_fd < 0) {
+		err = -errno;
+		set_error("/proc/kpmc/monitor: %s", strerror(-err));
+		return err;
+	}
+	forget_samples();
+	sampling = samples_in(raw);
+	err = put("config", raw);
+	if (!err && sampling)
+		err = start_reader();
 	if (!err)
 		err = put("enable", "1");
 	if (err) {
+		stop_reader();
 		close(session_fd);
 		session_fd = -1;
 	}
@@ -190,26 +490,44 @@ int kpmc_stop(void)
 	if (session_fd < 0)
 		return -EINVAL;
 	put("enable", "0");
+	stop_reader();
+	pthread_mutex_lock(&rec_lock);
+	drain();
 	close(session_fd);
 	session_fd = -1;
+	pthread_mutex_unlock(&rec_lock);
 	return 0;
 }
 
-int kpmc_read(struct kpmc_counts *c)
+/* Old modules return only struct kpmc_self_counts: one set. */
+static void from_self_counts(const struct kpmc_self_counts *sc, struct kpmc_counts *c)
 {
-	struct kpmc_self_counts sc;
+	memset(c, 0, sizeof(*c));
+	c->counter_mask = sc->counter_mask;
+	c->run_ns = sc->run_ns;
+	memcpy(c->counts, sc->counts, sizeof(c->counts));
+	c->set = sc->set;
+	c->nr_sets = 1;
+	c->sets[0].counter_mask = sc->counter_mask;
+	c->sets[0].run_ns = sc->run_ns;
+	memcpy(c->sets[0].counts, sc->counts, sizeof(c->counts));
+}
+
+static int read_counts(struct kpmc_counts *c, int mode)
+{
+	struct kpmc_self_sets ss;
 	const struct kpmc_self_page *p;
-	int mode, err;
+	unsigned int s;
+	int err;
 	ssize_t n;
 
-	pthread_once(&path_env_once, path_from_env);
-	mode = __atomic_load_n(&path_mode, __ATOMIC_RELAXED);
 	if (mode != KPMC_PATH_READ) {
 		p = my_page();
-		if (p && !kpmc_page_read(p, read_counter, monotonic_ns, NULL, &sc)) {
+		if (p && !kpmc_page_read(p, read_counter, monotonic_ns, NULL, &ss.all)) {
 			last_path = KPMC_PATH_FAST;
 			reads_fast++;
-			goto out;
+			from_self_counts(&ss.all, c);
+			return 0;
 		}
 		if (mode == KPMC_PATH_FAST)
 			return -EOPNOTSUPP;
@@ -217,69 +535,162 @@ int kpmc_read(struct kpmc_counts *c)
 	err = open_self();
 	if (err)
 		return err;
-	n = pread(self_fd, &sc, sizeof(sc), 0);
-	if (n != (ssize_t)sizeof(sc))
+	n = pread(self_fd, &ss, sizeof(ss), 0);
+	if (n != (ssize_t)sizeof(ss) && n != (ssize_t)sizeof(ss.all))
 		return n < 0 ? -errno : -EIO;
 	last_path = KPMC_PATH_READ;
 	reads_slow++;
-out:
-	c->counter_mask = sc.counter_mask;
-	c->run_ns = sc.run_ns;
-	memcpy(c->counts, sc.counts, sizeof(c->counts));
+	from_self_counts(&ss.all, c);
+	if (n == (ssize_t)sizeof(ss.all))
+		return 0;
+	c->nr_sets = ss.nr_sets < KPMC_LIB_SETS ? ss.nr_sets : KPMC_LIB_SETS;
+	c->counter_mask = 0;
+	for (s = 0; s < c->nr_sets; s++) {
+		c->sets[s].counter_mask = ss.sets[s].counter_mask;
+		c->sets[s].run_ns = ss.sets[s].run_ns;
+		memcpy(c->sets[s].counts, ss.sets[s].counts, sizeof(c->sets[s].counts));
+		c->counter_mask |= ss.sets[s].counter_mask;
+	}
 	return 0;
 }
 
-static struct region *find(struct region *table, const char *name, int create)
+int kpmc_read(struct kpmc_counts *c)
 {
+	pthread_once(&path_env_once, path_from_env);
+	return read_counts(c, __atomic_load_n(&path_mode, __ATOMIC_RELAXED));
+}
+
+static void free_mine(void *p)
+{
+	free(p);
+}
+
+static void make_mine_key(void)
+{
+	pthread_key_create(&mine_key, free_mine);
+}
+
+/*
+ * The entry called name in table (MAX_REGIONS entries of stride bytes, the
+ * name at name_off in each), added if create; NULL if none or full.
+ */
+static void *find_named(void *table, size_t stride, size_t name_off, const char *name, int create)
+{
+	char *e = table;
 	int i;
 
-	for (i = 0; i < MAX_REGIONS && table[i].name[0]; i++)
-		if (!strcmp(table[i].name, name))
-			return &table[i];
-	if (!create || i == MAX_REGIONS || strlen(name) >= sizeof(table[i].name))
+	for (i = 0; i < MAX_REGIONS && e[name_off]; i++, e += stride)
+		if (!strcmp(e + name_off, name))
+			return e;
+	if (!create || i == MAX_REGIONS || strlen(name) >= NAME_MAX_LEN)
 		return NULL;
-	strcpy(table[i].name, name);
-	return &table[i];
+	strcpy(e + name_off, name);
+	return e;
+}
+
+static struct open_region *find_open(const char *name, int create)
+{
+	if (!mine) {
+		if (!create)
+			return NULL;
+		pthread_once(&mine_once, make_mine_key);
+		mine = aligned_alloc(_Alignof(struct open_region), MAX_REGIONS * sizeof(*mine));
+		if (!mine)
+			return NULL;
+		memset(mine, 0, MAX_REGIONS * sizeof(*mine));
+		pthread_setspecific(mine_key, mine);
+	}
+	return find_named(mine, sizeof(*mine), offsetof(struct open_region, name), name, create);
+}
+
+/* Under lock. */
+static struct region *find_total(const char *name, int create)
+{
+	return find_named(totals, sizeof(totals[0]), offsetof(struct region, name), name, create);
+}
+
+/*
+ * The reads around regions. With samples they go through read(): the
+ * region's bounds are then the kernel's own run_ns, as in the records.
+ */
+static int region_read(struct kpmc_counts *c)
+{
+	int mode;
+
+	pthread_once(&path_env_once, path_from_env);
+	mode = __atomic_load_n(&path_mode, __ATOMIC_RELAXED);
+	return read_counts(c, sampling && mode == KPMC_PATH_AUTO ? KPMC_PATH_READ : mode);
 }
 
 int kpmc_region_begin(const char *name)
 {
-	struct region *r = find(mine, name, 1);
-	struct kpmc_counts c;
+	struct open_region *r = find_open(name, 1);
 	int err;
 
 	if (!r)
 		return -ENOSPC;
 	if (r->active)
 		return -EALREADY;
-	err = kpmc_read(&c);
+	err = region_read(&r->at);
 	if (err)
 		return err;
-	memcpy(r->open, c.counts, sizeof(r->open));
 	r->active = 1;
 	return 0;
 }
 
+/* Add invocation (tid, begin, end] to g's list; under lock. */
+static void add_interval(struct region *g, uint64_t begin, uint64_t end)
+{
+	struct kpmc_lib_interval *iv;
+
+	if (g->niv == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 64;
+
+		iv = realloc(g->iv, cap * sizeof(*iv));
+		if (!iv)
+			return;
+		g->iv = iv;
+		g->cap = cap;
+	}
+	iv = &g->iv[g->niv++];
+	iv->tid = gettid_cached();
+	iv->begin = begin;
+	iv->end = end;
+	iv->call = calls_ended++;
+}
+
 int kpmc_region_end(const char *name)
 {
-	struct region *r, *g;
+	struct open_region *r;
+	struct region *g;
 	struct kpmc_counts c;
-	unsigned int i;
+	unsigned int i, s;
 	/* Read first: the lookup must not count in the region (its cost varies). */
-	int err = kpmc_read(&c);
+	int err = region_read(&c);
 
-	r = find(mine, name, 0);
+	r = find_open(name, 0);
 	if (!r || !r->active)
 		return -EINVAL;
 	if (err)
 		return err;
 	r->active = 0;
 	pthread_mutex_lock(&lock);
-	g = find(totals, name, 1);
+	g = find_total(name, 1);
 	if (g) {
 		g->calls++;
+		g->run_ns += c.run_ns - r->at.run_ns;
 		for (i = 0; i < KPMC_LIB_COUNTERS; i++)
-			g->total[i] += c.counts[i] - r->open[i];
+			g->total[i] += c.counts[i] - r->at.counts[i];
+		if (c.nr_sets > g->nr_sets)
+			g->nr_sets = c.nr_sets;
+		for (s = 0; s < c.nr_sets && s < r->at.nr_sets; s++) {
+			g->sets[s].counter_mask |= c.sets[s].counter_mask;
+			g->sets[s].run_ns += c.sets[s].run_ns - r->at.sets[s].run_ns;
+			for (i = 0; i < KPMC_LIB_COUNTERS; i++)
+				g->sets[s].counts[i] += c.sets[s].counts[i] - r->at.sets[s].counts[i];
+		}
+		if (sampling)
+			add_interval(g, r->at.run_ns, c.run_ns);
 	}
 	pthread_mutex_unlock(&lock);
 	return g ? 0 : -ENOSPC;
@@ -293,11 +704,64 @@ int64_t kpmc_region_total(const char *name, unsigned int pmc)
 	if (pmc >= KPMC_LIB_COUNTERS)
 		return -1;
 	pthread_mutex_lock(&lock);
-	g = find(totals, name, 0);
+	g = find_total(name, 0);
 	if (g)
 		v = (int64_t)g->total[pmc];
 	pthread_mutex_unlock(&lock);
 	return v;
+}
+
+int kpmc_region_get(const char *name, struct kpmc_region_stats *st)
+{
+	struct region *g;
+
+	pthread_mutex_lock(&lock);
+	g = find_total(name, 0);
+	if (g) {
+		memset(st, 0, sizeof(*st));
+		st->calls = g->calls;
+		st->run_ns = g->run_ns;
+		st->nr_sets = g->nr_sets;
+		memcpy(st->sets, g->sets, sizeof(st->sets));
+	}
+	pthread_mutex_unlock(&lock);
+	return g ? 0 : -ENOENT;
+}
+
+int64_t kpmc_region_scaled(const char *name, unsigned int set, unsigned int pmc)
+{
+	struct kpmc_region_stats st;
+	const struct kpmc_set_counts *sc;
+
+	if (set >= KPMC_LIB_SETS || pmc >= KPMC_LIB_COUNTERS || kpmc_region_get(name, &st) ||
+	    set >= st.nr_sets)
+		return -1;
+	sc = &st.sets[set];
+	if (!(sc->counter_mask & (1u << pmc)) || !sc->run_ns)
+		return -1;
+	return (int64_t)kpmc_lib_scale(sc->counts[pmc], sc->run_ns, st.run_ns);
+}
+
+static void report_sets(FILE *f, const struct region *g)
+{
+	unsigned int s, c;
+
+	fprintf(f, "region %s calls=%llu run_ns=%llu sets=%u\n", g->name,
+		(unsigned long long)g->calls, (unsigned long long)g->run_ns, g->nr_sets);
+	for (s = 0; s < g->nr_sets; s++) {
+		const struct kpmc_set_counts *sc = &g->sets[s];
+
+		fprintf(f, "region %s set=%u run_ns=%llu coverage=%.1f%%", g->name, s,
+			(unsigned long long)sc->run_ns,
+			g->run_ns ? 100.0 * (double)sc->run_ns / (double)g->run_ns : 0.0);
+		for (c = 0; c < KPMC_LIB_COUNTERS; c++)
+			if (sc->counter_mask & (1u << c))
+				fprintf(f, " pmc%u=%llu pmc%u_scaled=%llu", c,
+					(unsigned long long)sc->counts[c], c,
+					(unsigned long long)kpmc_lib_scale(sc->counts[c], sc->run_ns,
+									   g->run_ns));
+		fputc('\n', f);
+	}
 }
 
 void kpmc_region_report(FILE *f)
@@ -307,6 +771,10 @@ void kpmc_region_report(FILE *f)
 
 	pthread_mutex_lock(&lock);
 	for (i = 0; i < MAX_REGIONS && totals[i].name[0]; i++) {
+		if (totals[i].nr_sets > 1) {
+			report_sets(f, &totals[i]);
+			continue;
+		}
 		fprintf(f, "region %s calls=%llu", totals[i].name, (unsigned long long)totals[i].calls);
 		for (c = 0; c < KPMC_LIB_COUNTERS; c++)
 			if (totals[i].total[c])
@@ -314,4 +782,68 @@ void kpmc_region_report(FILE *f)
 		fputc('\n', f);
 	}
 	pthread_mutex_unlock(&lock);
+}
+
+long kpmc_region_samples(const char *name, kpmc_sample_fn fn, void *arg)
+{
+	struct kpmc_lib_interval *iv = NULL;
+	struct kpmc_sample *out = NULL;
+	struct region *g;
+	size_t niv = 0, n = 0, i;
+	long at;
+
+	pthread_mutex_lock(&rec_lock);
+	drain();
+	if (name) {
+		pthread_mutex_lock(&lock);
+		g = find_total(name, 0);
+		if (g && g->niv) {
+			iv = malloc(g->niv * sizeof(*iv));
+			if (iv) {
+				memcpy(iv, g->iv, g->niv * sizeof(*iv));
+				niv = g->niv;
+			}
+		}
+		pthread_mutex_unlock(&lock);
+		if (g && g->niv && !iv)
+			goto nomem;
+		kpmc_lib_sort_intervals(iv, niv);
+	}
+	if (nsamples) {
+		out = malloc(nsamples * sizeof(*out));
+		if (!out)
+			goto nomem;
+	}
+	for (i = 0; i < nsamples; i++) {
+		if (!name) {
+			out[n++] = samples[i];
+			continue;
+		}
+		if (!samples[i].run_ns)
+			continue;
+		at = kpmc_lib_find_interval(iv, niv, samples[i].tid, samples[i].run_ns);
+		if (at < 0)
+			continue;
+		out[n] = samples[i];
+		out[n++].call = iv[at].call;
+	}
+	pthread_mutex_unlock(&rec_lock);
+	free(iv);
+	for (i = 0; i < n; i++)
+		fn(&out[i], arg);
+	free(out);
+	return (long)n;
+nomem:
+	pthread_mutex_unlock(&rec_lock);
+	free(iv);
+	return -ENOMEM;
+}
+
+int kpmc_sample_stats(struct kpmc_sample_stats *st)
+{
+	pthread_mutex_lock(&rec_lock);
+	drain();
+	*st = stats;
+	pthread_mutex_unlock(&rec_lock);
+	return 0;
 }

@@ -3,7 +3,7 @@
  * libkpmc: self-monitoring with kpmc. Count events in code regions of one or
  * many threads, by name:
  *
- *	kpmc_start("instr-raw-config");		once, before creating threads
+ *	kpmc_start("instr,cycles");		once, before creating threads
  *	kpmc_region_begin("solve");  ...  kpmc_region_end("solve");
  *	kpmc_region_report(stdout);		totals per region, all threads
  *	kpmc_stop();
@@ -16,19 +16,45 @@
 #ifndef LIBKPMC_H
 #define LIBKPMC_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #define KPMC_LIB_COUNTERS	16
+/* Event sets a configuration can multiplex (';'-separated). */
+#define KPMC_LIB_SETS		4
 
-struct kpmc_counts {
-	uint32_t counter_mask;		/* bit N: counts[N] holds pmcN */
-	uint64_t run_ns;
+/* What one event set counted, and for how much of the thread's on-CPU time. */
+struct kpmc_set_counts {
+	uint32_t counter_mask;		/* bit N: counts[N] holds pmcN in this set */
+	uint64_t run_ns;		/* on-CPU time this set counted */
 	uint64_t counts[KPMC_LIB_COUNTERS];
 };
 
-/* Monitor the calling thread and those it creates with a raw configuration. 0 or -errno. */
+struct kpmc_counts {
+	uint32_t counter_mask;		/* bit N: counts[N] holds pmcN (in some set) */
+	uint64_t run_ns;		/* on-CPU time monitored */
+	uint64_t counts[KPMC_LIB_COUNTERS];	/* pmcN over every set that has it */
+	uint32_t set;			/* the set counting now */
+	uint32_t nr_sets;		/* sets[] in use: 1 without multiplexing */
+	struct kpmc_set_counts sets[KPMC_LIB_SETS];
+};
+
+/*
+ * Monitor the calling thread and those it creates. config: event sets
+ * separated by ';' (several sets are multiplexed), each either raw
+ * ("pmc0,pmc1=0x8,ebs0=1000000", /proc/kpmc/config syntax) or by name
+ * ("instr,cycles:u,L1D_CACHE_REFILL:ebs=100000": PMCTrack's mnemonics or
+ * libpfm4 names with :u :k :uk :ebs=N, plus the set's own raw tokens tbs=,
+ * mux=, muxsamples=, rnd=, seed=), as kpmc -c takes them. A set is raw when
+ * it starts with pmcN. 0 or -errno: -EINVAL for an unknown name (with close
+ * matches in kpmc_last_error()) or a configuration the kernel refuses.
+ */
 int kpmc_start(const char *config);
+/* The raw configuration kpmc_start(config) would write: its length, or -errno. */
+int kpmc_resolve_config(const char *config, char *raw, size_t len);
+/* Why the calling thread's last failed kpmc_start/kpmc_resolve_config failed ("" if none). */
+const char *kpmc_last_error(void);
 int kpmc_stop(void);
 /* The calling thread's counts since kpmc_start (or its creation). 0 or -errno. */
 int kpmc_read(struct kpmc_counts *c);
@@ -52,7 +78,75 @@ int kpmc_region_begin(const char *name);
 int kpmc_region_end(const char *name);
 /* A region's total over all threads so far, for counter pmc; -1 if unknown. */
 int64_t kpmc_region_total(const char *name, unsigned int pmc);
-/* "region calls pmcN..." per region, over all threads. */
+/*
+ * "region NAME calls=N pmcK=total ..." per region, over all threads; with
+ * several sets one "region NAME calls=N run_ns=T sets=S" line and per set
+ * "region NAME set=I run_ns=T coverage=P% pmcK=count pmcK_scaled=estimate ...".
+ */
 void kpmc_region_report(FILE *f);
+
+/* A region over all threads: calls, on-CPU time, and per set counts and time. */
+struct kpmc_region_stats {
+	uint64_t calls;
+	uint64_t run_ns;		/* on-CPU time inside the region */
+	uint32_t nr_sets;
+	struct kpmc_set_counts sets[KPMC_LIB_SETS];	/* run_ns: the set's share of it */
+};
+/* 0, or -ENOENT for a region that never ended. */
+int kpmc_region_get(const char *name, struct kpmc_region_stats *st);
+/*
+ * Set set's count of pmc in region name, scaled to the region's whole time:
+ * count x run_ns / set's run_ns (multiplexing; without it, the count); -1 if
+ * unknown or the set never counted in the region.
+ */
+int64_t kpmc_region_scaled(const char *name, unsigned int set, unsigned int pmc);
+
+/*
+ * Samples (event- or time-based records: ebs/tbs in the configuration).
+ * With a sampling configuration kpmc_start() starts a thread (not
+ * monitored, signals blocked) that keeps reading the session, so the
+ * kernel's ring does not fill; records it could not take are counted, never
+ * lost silently. Which region a sample belongs to: a thread's monitored
+ * on-CPU time (run_ns), as the kernel accounts it, is carried by every record
+ * (since the thread's previous one) and returned by the read()s at a region's
+ * begin and end; the sum of the thread's records up to a sample is its total
+ * at the sample. A sample of thread T is in an invocation of region R by T
+ * when begin < that total <= end. Both are the kernel's own exact figures,
+ * neither a clock compared across threads or CPUs. After lost records a
+ * thread's totals are unknown (its later samples are unattributable).
+ */
+#define KPMC_SAMPLE_EBS	4	/* the sampling counter overflowed (period events) */
+#define KPMC_SAMPLE_TBS	1	/* the thread's tbs= on-CPU time elapsed */
+
+struct kpmc_sample {
+	uint32_t tid;
+	uint32_t cpu;
+	uint32_t kind;			/* KPMC_SAMPLE_EBS or KPMC_SAMPLE_TBS */
+	uint32_t set;			/* event set counting */
+	uint64_t nsample;		/* the thread's record number */
+	uint64_t period;		/* EBS: the period this sample ends */
+	uint64_t run_ns;		/* the thread's on-CPU time at the sample; 0: unknown */
+	uint64_t call;			/* the region invocation (numbered by their ends); ~0 if none */
+	uint32_t counter_mask;
+	uint64_t counts[KPMC_LIB_COUNTERS];	/* since the thread's previous record */
+};
+typedef void (*kpmc_sample_fn)(const struct kpmc_sample *s, void *arg);
+/*
+ * Calls fn for each sample so far that falls in an ended invocation of
+ * region name (call: which one), in the order the session delivered them
+ * (each thread's in its own order); name NULL: every sample of the session.
+ * The number of samples, or -errno. fn may call libkpmc. Samples and
+ * invocations are kept from kpmc_start() to the next kpmc_start().
+ */
+long kpmc_region_samples(const char *name, kpmc_sample_fn fn, void *arg);
+
+struct kpmc_sample_stats {
+	uint64_t records;		/* records read from the session */
+	uint64_t samples;		/* of them ebs/tbs samples */
+	uint64_t lost;			/* records the kernel's ring dropped */
+	uint64_t unattributable;	/* samples whose thread's time is unknown (lost records) */
+};
+/* Reads what the session has now, then the counts since kpmc_start(). 0 or -errno. */
+int kpmc_sample_stats(struct kpmc_sample_stats *st);
 
 #endif

@@ -1,0 +1,91 @@
+# arm64: libkpmc configured by name, samples attributed to regions, and
+# multiplexed sets scaled per region (tests/progs/libkpmc_more.c).
+load
+lm="$BIN/libkpmc_more"
+
+# The same region by name and raw: the same exact counts. cycles is the
+# fixed cycle counter (pmc0), instr the first event counter (pmc1).
+r=""
+"$lm" names instr,cycles >$OUT/lm_named.txt 2>&1 || r="named run failed: $(cat $OUT/lm_named.txt);"
+"$lm" names INST_RETIRED:u,CPU_CYCLES:u >$OUT/lm_pfm.txt 2>&1 || r="$r libpfm4 names failed: $(cat $OUT/lm_pfm.txt);"
+"$lm" names pmc1=0x8,pmc0 >$OUT/lm_raw.txt 2>&1 || r="$r raw run failed: $(cat $OUT/lm_raw.txt);"
+cat $OUT/lm_named.txt $OUT/lm_pfm.txt $OUT/lm_raw.txt
+grep -q '^names raw=pmc1=0x8,pmc0 ' $OUT/lm_named.txt || r="$r instr,cycles did not resolve to pmc1=0x8,pmc0;"
+grep -q '^names raw=pmc1=0x8,usr1=1,os1=0,pmc0,usr0=1,os0=0 ' $OUT/lm_pfm.txt || r="$r libpfm4 names resolved otherwise;"
+counts() { sed -n 's/^names raw=[^ ]* \(pmc0=[0-9]* pmc1=[0-9]*\)$/\1/p' "$1"; }
+n=$(counts $OUT/lm_named.txt); p=$(counts $OUT/lm_pfm.txt); w=$(counts $OUT/lm_raw.txt)
+[ -n "$w" ] && [ "$n" = "$w" ] && [ "$p" = "$w" ] || r="$r counts differ: named '$n', libpfm4 '$p', raw '$w';"
+# 1e6 iterations of 2 instructions, plus the library's reads: cycles = instructions (icount).
+i=$(echo "$w" | sed 's/.*pmc1=//'); c=$(echo "$w" | sed 's/pmc0=\([0-9]*\) .*/\1/')
+[ -n "$i" ] && [ "$i" = "$c" ] && [ "$i" -ge 2000000 ] && [ "$i" -le 2002000 ] ||
+	r="$r region counts '$w' are not 2,000,000 + the reads;"
+verdict arm64_libkpmc_names_equal_raw "$r"
+
+# An unknown name: -EINVAL (-22) and the message with close matches; a
+# configuration the kernel refuses: -EINVAL with the kernel's reason.
+r=""
+"$lm" badname >$OUT/lm_bad.txt 2>&1 || r="badname failed: $(cat $OUT/lm_bad.txt);"
+cat $OUT/lm_bad.txt
+grep -q "^badname rc=-22 msg=unknown event 'INST_RETIRD'; did you mean: INST_RETIRED" $OUT/lm_bad.txt ||
+	r="$r no -EINVAL with close matches for INST_RETIRD;"
+grep -q "^kernel rc=-22 msg=/proc/kpmc/config 'pmc0,ebs0=5': .*ebs" $OUT/lm_bad.txt ||
+	r="$r the kernel's refusal and reason are not reported;"
+verdict arm64_libkpmc_unknown_name "$r"
+
+# EBS every P = 1e6 user cycles (the cycle counter: its overflow interrupts
+# are exact). Thread A: region "in" of 10 P instructions, then "after" of
+# 4 P; thread B spins 6 P meanwhile, in no region. Expected per region: the
+# multiples of P of A's cycles between reads around it. Every sample is
+# exactly P cycles after the thread's previous one.
+r=""
+"$lm" ebs 1000000 >$OUT/lm_ebs.txt 2>&1 || r="ebs run failed: $(cat $OUT/lm_ebs.txt);"
+cat $OUT/lm_ebs.txt
+# f LINE KEY: the value of KEY= on the line "ebs LINE ...".
+f() {
+	awk -v l="$1" -v k="$2" '$1 == "ebs" && $2 == l {
+		for (i = 3; i <= NF; i++) { split($i, a, "="); if (a[1] == k) print a[2] } }' $OUT/lm_ebs.txt
+}
+s_in=$(f in samples); e_in=$(f in expected)
+[ -n "$s_in" ] && [ "$s_in" = "$e_in" ] && [ "$s_in" -ge 10 ] && [ "$s_in" -le 11 ] ||
+	r="$r region 'in' has $s_in samples, expected $e_in (10 or 11);"
+[ "$(f in of_a)" = "$s_in" ] && [ "$(f in of_b)" = 0 ] && [ "$(f in not_p)" = 0 ] ||
+	r="$r region 'in': samples of another thread, or not exactly P;"
+s_af=$(f after samples); e_af=$(f after expected)
+[ -n "$s_af" ] && [ "$s_af" = "$e_af" ] && [ "$s_af" -ge 4 ] && [ "$s_af" -le 5 ] ||
+	r="$r region 'after' has $s_af samples, expected $e_af (4 or 5);"
+[ "$(f after of_b)" = 0 ] && [ "$(f after not_p)" = 0 ] || r="$r region 'after': foreign or inexact samples;"
+# Thread B's 6 samples exist (and none went into A's regions); A's total is its cycles / P.
+[ "$(f all of_b)" = 6 ] || r="$r thread B has $(f all of_b) samples, expected 6;"
+[ -n "$(f all of_a)" ] && [ "$(f all of_a)" = "$(f all a_expected)" ] || r="$r thread A has $(f all of_a) samples, expected $(f all a_expected);"
+[ "$(f all not_p)" = 0 ] || r="$r $(f all not_p) samples are not exactly P;"
+[ "$(f stats lost)" = 0 ] && [ "$(f stats unattributable)" = 0 ] && [ "$(f stats samples)" = "$(f all samples)" ] ||
+	r="$r records lost or unattributable;"
+verdict arm64_libkpmc_region_samples_ebs "$r"
+
+# Two sets multiplexed every 10 ms (instructions; cycles), region of 2.5e8
+# instructions: each set's count scaled by region time / set time within 1%
+# of the same region counted with both events at once; the sets' times add
+# up to the region's exactly.
+r=""
+N=125000000
+"$lm" mux instr,cycles $N >$OUT/lm_truth.txt 2>&1 || r="truth run failed: $(cat $OUT/lm_truth.txt);"
+"$lm" mux 'instr,mux=10;cycles,mux=10' $N >$OUT/lm_mux.txt 2>&1 || r="$r mux run failed: $(cat $OUT/lm_mux.txt);"
+cat $OUT/lm_truth.txt $OUT/lm_mux.txt
+g() { sed -n "s/^mux set=$2 $3 count=\([0-9]*\) scaled=\([0-9-]*\)$/\\$4/p" "$1"; }
+ti=$(g $OUT/lm_truth.txt 0 pmc1 1); tc=$(g $OUT/lm_truth.txt 0 pmc0 1)
+si=$(g $OUT/lm_mux.txt 0 pmc1 2); sc=$(g $OUT/lm_mux.txt 1 pmc0 2)
+echo "libkpmc mux: truth instr=$ti cycles=$tc; scaled set0 instr=$si set1 cycles=$sc"
+within() { # VALUE TRUTH PERMILLE
+	[ -n "$1" ] && [ -n "$2" ] && awk -v v=$1 -v t=$2 -v p=$3 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d * 1000 <= t * p) }'
+}
+within "$si" "$ti" 10 || r="$r set 0 scaled instructions $si not within 1% of $ti;"
+within "$sc" "$tc" 10 || r="$r set 1 scaled cycles $sc not within 1% of $tc;"
+# The raw counts are about half each: scaling did something.
+awk -v a="$(g $OUT/lm_mux.txt 0 pmc1 1)" -v b="$(g $OUT/lm_mux.txt 1 pmc0 1)" -v t="$ti" \
+	'BEGIN { exit !(a > 0.4 * t && a < 0.6 * t && b > 0.4 * t && b < 0.6 * t) }' ||
+	r="$r the sets' raw counts are not about half the truth each;"
+grep -q '^mux sets=2 run_ns=\([0-9]*\) sets_run_ns=\1$' $OUT/lm_mux.txt || r="$r set times do not add up to the region's;"
+grep -q '^region m set=1 run_ns=[0-9]* coverage=[0-9.]*% pmc0=[0-9]* pmc0_scaled=[0-9]*$' $OUT/lm_mux.txt ||
+	r="$r the report has no per-set line;"
+verdict arm64_libkpmc_mux_scaled "$r"
+rmmod kpmc
