@@ -21,8 +21,10 @@ for p in pingpong spawn spin; do
 	${cross}gcc -static $cflags -o "$work/bin/$p" "$top/bench/progs/$p.c" -lpthread
 done
 # selfread measures libkpmc's paths too.
-${cross}gcc -static $cflags -I"$top/include" -I"$top/userland/libkpmc/include" -o "$work/bin/selfread" \
-	"$top/bench/progs/selfread.c" "$top/userland/libkpmc/libkpmc.c" -lpthread
+lib=$top/userland
+${cross}gcc -static $cflags -I"$top/include" -I"$lib/libkpmc/include" -I"$lib" -o "$work/bin/selfread" \
+	"$top/bench/progs/selfread.c" "$lib/libkpmc/libkpmc.c" "$lib/libkpmc/attrib.c" \
+	"$lib/eventspec.c" "$lib/pfm_events.c" -lpfm -lpthread
 gcc $cflags -I"$top/include" -I"$top/userland" -o "$work/fmtbench" \
 	"$top/bench/progs/fmtbench.c" "$top/userland/record_format.c" "$top/userland/aggregate.c"
 
