@@ -499,10 +499,13 @@ int kpmc_stop(void)
 	return 0;
 }
 
-/* Old modules return only struct kpmc_self_counts: one set. */
+/*
+ * Old modules return only struct kpmc_self_counts: one set. Also the fast
+ * path's conversion, so it writes only what nr_sets = 1 puts in use: clearing
+ * all of *c cost the fast read 110 of its 300 guest instructions.
+ */
 static void from_self_counts(const struct kpmc_self_counts *sc, struct kpmc_counts *c)
 {
-	memset(c, 0, sizeof(*c));
 	c->counter_mask = sc->counter_mask;
 	c->run_ns = sc->run_ns;
 	memcpy(c->counts, sc->counts, sizeof(c->counts));
