@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Host tests of the CLI's output forms: a generated record stream, formatted
 # by kpmc -R as table, CSV and JSON, checked by check_outputs.py; kpmc-top
-# showing the same stream in tmux; the man pages against the usage texts.
+# showing the same stream in tmux; the man pages against the usage texts;
+# libkpmc's exports and links.
 #   tests/host/run.sh KPMC OUTDIR  -> OUTDIR/result "PASSED FAILED"
 set -uo pipefail
 kpmc=${1:?usage: run.sh KPMC OUTDIR}
@@ -31,6 +32,12 @@ else
 fi
 # The man pages cover every CLI option and libkpmc function.
 if "$top/tests/host/man.sh" "$kpmc" "$(dirname "$kpmc")/kpmc-top"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+fi
+# libkpmc's exports, soname and pkg-config links.
+if "$top/tests/host/libkpmc_lib.sh" "$(dirname "$kpmc")" "$out"; then
 	passed=$((passed + 1))
 else
 	failed=$((failed + 1))
