@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "aggregate.h"
+#include "record_format.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -266,18 +267,13 @@ size_t kpmc_totals_format_json(const struct kpmc_totals *t, int nsets, uint64_t 
 	    (unsigned long long)lost);
 	for (i = 0; i < t->nr; i++) {
 		const struct kpmc_thread_total *th = &t->threads[i];
+		char uncounted[12 * KPMC_MAX_COUNTERS];
 		int first = 1;
 
-		put(out, len, &used, "%s{\"pid\":%u,\"tid\":%u,\"records\":%llu,\"run_ns\":%llu,\"uncounted\":[",
+		kpmc_format_uncounted_json(th->uncounted, uncounted, sizeof(uncounted));
+		put(out, len, &used, "%s{\"pid\":%u,\"tid\":%u,\"records\":%llu,\"run_ns\":%llu,\"uncounted\":%s,\"counts\":{",
 		    i ? "," : "", th->pid, th->tid, (unsigned long long)th->records,
-		    (unsigned long long)th->run_ns);
-		for (c = 0; c < KPMC_MAX_COUNTERS; c++)
-			if (th->uncounted & (1u << c)) {
-				put(out, len, &used, "%s\"pmc%u\"", first ? "" : ",", c);
-				first = 0;
-			}
-		put(out, len, &used, "],\"counts\":{");
-		first = 1;
+		    (unsigned long long)th->run_ns, uncounted);
 		for (c = 0; c < KPMC_MAX_COUNTERS; c++)
 			if (th->counts[c] || (nsets <= 1 && th->set_counts[0][c])) {
 				put(out, len, &used, "%s\"pmc%u\":%llu", first ? "" : ",", c,

@@ -165,6 +165,18 @@ size_t kpmc_format_uncounted(uint32_t mask, const char *sep, char *out, size_t l
 	return used;
 }
 
+size_t kpmc_format_uncounted_json(uint32_t mask, char *out, size_t len)
+{
+	char names[10 * KPMC_MAX_COUNTERS];
+	size_t used = 0;
+
+	kpmc_format_uncounted(mask, "\",\"", names, sizeof(names));
+	if (len)
+		out[0] = '\0';
+	put(out, len, &used, names[0] ? "[\"%s\"]" : "[%s]", names);
+	return used;
+}
+
 /* Parse "<word><index>=<value>" into index and value; 0 on success. */
 static int parse_indexed(const char *tok, const char *word, unsigned int *idx,
 			 unsigned long long *val)
@@ -337,19 +349,18 @@ int kpmc_format_json_record(const struct kpmc_columns *cols, const struct kpmc_r
 {
 	size_t used = 0;
 	unsigned int i;
-	char kind[16], name[16], uncounted[10 * KPMC_MAX_COUNTERS];
+	char kind[16], name[16], uncounted[12 * KPMC_MAX_COUNTERS];
 	int first = 1;
 
 	if (len)
 		out[0] = '\0';
-	kpmc_format_uncounted(rec->uncounted_mask, "\",\"", uncounted, sizeof(uncounted));
+	kpmc_format_uncounted_json(rec->uncounted_mask, uncounted, sizeof(uncounted));
 	put(out, len, &used,
-	    "{\"type\":\"record\",\"nsample\":%llu,\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"event\":\"%s\",\"expid\":%u,\"period\":%llu,\"run_ns\":%llu,\"lost\":%llu,\"uncounted\":[%s%s%s],\"counts\":{",
+	    "{\"type\":\"record\",\"nsample\":%llu,\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"event\":\"%s\",\"expid\":%u,\"period\":%llu,\"run_ns\":%llu,\"lost\":%llu,\"uncounted\":%s,\"counts\":{",
 	    (unsigned long long)rec->nsample, rec->pid, rec->tid, rec->cpu,
 	    kpmc_record_kind_name(rec->kind, kind, sizeof(kind)), rec->set,
 	    (unsigned long long)rec->period, (unsigned long long)rec->run_ns,
-	    (unsigned long long)rec->lost, uncounted[0] ? "\"" : "", uncounted,
-	    uncounted[0] ? "\"" : "");
+	    (unsigned long long)rec->lost, uncounted);
 	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
 		if (rec->counter_mask & (1u << i)) {
 			put(out, len, &used, "%s\"pmc%u\":%llu", first ? "" : ",", i,

@@ -50,6 +50,8 @@ int kpmc_format_json_record(const struct kpmc_columns *cols, const struct kpmc_r
 
 /* The counter names of mask joined by sep ("pmc1+pmc3"); the length written. */
 size_t kpmc_format_uncounted(uint32_t mask, const char *sep, char *out, size_t len);
+/* The same as a JSON array: ["pmc1","pmc3"], or []. */
+size_t kpmc_format_uncounted_json(uint32_t mask, char *out, size_t len);
 
 /*
  * The "[Event-to-counter mappings]" lines for a normalized configuration
