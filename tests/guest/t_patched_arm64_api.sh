@@ -120,6 +120,8 @@ rmmod kpmc || r="$r rmmod kpmc under the policy failed;"
 sleep 0.1
 try_write /proc/kpmc_amp/control "bogus" && r="$r control 'bogus' accepted;"
 try_write /proc/kpmc_amp/control "slots=0" && r="$r slots=0 accepted;"
+dmesg | grep -q "kpmc_amp: control: 'bogus' is not KEY=VALUE" || r="$r no dmesg line naming 'bogus';"
+dmesg | grep -q "kpmc_amp: control: slots=0 refused" || r="$r no dmesg line naming slots=0;"
 grep -q "tid=$lp instr_per_ms=" /proc/kpmc_amp/trail || r="$r no trail line for $lp: $(tail -n 3 /proc/kpmc_amp/trail);"
 kill $lp; wait $lp 2>/dev/null
 rmmod kpmc_amp || r="$r rmmod kpmc_amp failed;"
