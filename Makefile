@@ -120,6 +120,15 @@ test: deps
 		$(BUILD)/x86_64/run/result $(BUILD)/x86_64-patched/run/result \
 		$(BUILD)/arm64-patched/run/result $(BUILD)/arm64-patched/run-smp/result $(BUILD)/bench/result
 
+# Debian packages (kpmc-dkms, kpmc, libkpmc0, libkpmc-dev) into build/deb/, and
+# the test of them as users install them (bookworm and trixie chroots, DKMS,
+# the DKMS-built module's guest smoke suite): build/packages/result.
+.PHONY: deb test-packages
+deb:
+	scripts/build-deb.sh $(BUILD)/deb
+test-packages: deb userland progs
+	scripts/test-packages.sh $(BUILD)
+
 demo: deps stage
 	scripts/mkinitramfs.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/demo.cpio.gz
 	scripts/boot-guest.sh arm64 $(BUILD)/arm64/demo.cpio.gz $(BUILD)/arm64/demo.log demo

@@ -11,7 +11,13 @@ case $arch in aarch64) name=arm64 ;; *) name=x86 ;; esac
 # A patched (debug) kernel runs the whole suite of its architecture plus
 # its own tests (t_patched_<arch>_*); a multi-CPU boot only the tests that
 # need several CPUs (t_smp_*, or t_patched_smp_* on a patched kernel).
-if grep -q 'kpmc.tier=patched' /proc/cmdline; then
+# kpmc.tier=smoke: a few minutes' check of a module built elsewhere (the
+# DKMS-built one of scripts/test-packages.sh): load/unload, the basics.
+if grep -q 'kpmc.tier=smoke' /proc/cmdline; then
+	for t in "$dir"/t_common_robustness.sh "$dir"/t_x86_nopmu.sh "$dir"/t_arm64_1_counting.sh; do
+		case $t in *_x86_*) [ $name = x86 ] ;; *_arm64_*) [ $name = arm64 ] ;; esac && . "$t"
+	done
+elif grep -q 'kpmc.tier=patched' /proc/cmdline; then
 	if [ "$ncpu" -gt 1 ]; then
 		for t in "$dir"/t_patched_smp_*.sh; do . "$t"; done
 	else
