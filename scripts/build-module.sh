@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Build kpmc.ko with kbuild for one target kernel.
-#   scripts/build-module.sh ARCH OUTDIR [KDIR]
+#   scripts/build-module.sh ARCH OUTDIR [KDIR [BUILDER]]
 # ARCH: arm64 | x86_64. Without KDIR, the Debian guest kernel's headers
-# (fetched by scripts/fetch-kernels.sh) are used. Sources are mirrored into
+# (fetched by scripts/fetch-kernels.sh) are used. BUILDER: "host" (default)
+# or a Debian suite whose chroot (scripts/distro-chroot.sh) has the compiler
+# and glibc that kernel's kbuild needs (fetch-kernel.sh says which). Sources are mirrored into
 # OUTDIR as symlinks so that several architectures build side by side
 # without objects landing in the source tree.
 set -euo pipefail
+# What a module build needs in a distribution chroot (both architectures).
+build_pkgs="make gcc bc flex bison libelf-dev libssl-dev kmod cpio xz-utils gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
 
 arch=${1:?usage: build-module.sh ARCH OUTDIR [KDIR]}
 out=${2:?usage: build-module.sh ARCH OUTDIR [KDIR]}
 kdir=${3:-}
+builder=${4:-host}
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 case $arch in
@@ -37,7 +42,13 @@ for d in kernel backends modules include; do
 	cp -rs "$top/$d" "$src/"
 done
 ln -s "$top/Kbuild" "$src/Kbuild"
-make -s -C "$kdir" M="$src" ARCH="$karch" CROSS_COMPILE="${CROSS_COMPILE-$cross}" modules
+mk=(make -s -C "$kdir" M="$src" ARCH="$karch" CROSS_COMPILE="${CROSS_COMPILE-$cross}" modules)
+if [ "$builder" = host ]; then
+	"${mk[@]}"
+else
+	croot=$("$top/scripts/distro-chroot.sh" "$builder" $build_pkgs)
+	"$top/scripts/chroot-run.sh" "$croot" "${mk[@]}"
+fi
 cp "$src/kpmc.ko" "$out/kpmc.ko"
 # The placement policy exists for kernels with the scheduler patch.
 if [ -f "$src/kpmc_amp.ko" ]; then cp "$src/kpmc_amp.ko" "$out/"; else rm -f "$out/kpmc_amp.ko"; fi
