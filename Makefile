@@ -82,6 +82,19 @@ guest-x86_64-patched guest-arm64-patched: guest-%-patched: stage
 guest-arm64-patched-smp: stage
 	scripts/run-patched-tier.sh arm64 $(BUILD) 2
 
+# The same on Linux 6.12 (patches/6.12, linux-source-6.12 from
+# bookworm-backports): arm64 PREEMPT_RT (1 CPU: suite + patched tests;
+# 2 CPUs: the policy), x86_64 non-RT. Results in build/<arch>-patched-6.12[-rt]/.
+.PHONY: guest-arm64-patched-6.12-rt guest-arm64-patched-6.12-rt-smp guest-x86_64-patched-6.12
+guest-arm64-patched-6.12-rt: stage
+	scripts/run-patched-tier.sh arm64 $(BUILD) 1 6.12 rt
+
+guest-arm64-patched-6.12-rt-smp: stage
+	scripts/run-patched-tier.sh arm64 $(BUILD) 2 6.12 rt
+
+guest-x86_64-patched-6.12: stage
+	scripts/run-patched-tier.sh x86_64 $(BUILD) 1 6.12
+
 # The same arm64 guest with 2 CPUs: the system-wide tests (t_smp_*).
 guest-arm64-smp: stage
 	KPMC_GUEST_SMP=2 scripts/run-guest-tests.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/run-smp
