@@ -3,10 +3,16 @@
  * ARMv8 PMUv3 backend: programs PMEVTYPERn/PMEVCNTRn, PMCCFILTR/PMCCNTR and
  * PMCNTENSET/CLR directly.
  *
- * Counter numbering follows the kernel's armv8 perf driver on purpose:
- * pmc0 is the fixed 64-bit cycle counter (perf index 0) and pmcN, N >= 1, is
- * event counter N-1 (perf index N). That identity is what lets claim() reserve
- * exactly our counters in perf's per-CPU allocator.
+ * pmc0 is the fixed 64-bit cycle counter and pmcN, N >= 1, is event counter
+ * N-1. claim() reserves exactly those counters in perf's per-CPU allocator
+ * (arm_pmu's used_mask), whose index of a counter depends on the kernel
+ * (perf_index(); the numbering itself is decided in kpmc/compat.h).
+ *
+ * perf internals relied on, verified on each supported kernel (5.10, 6.1,
+ * 6.12, 7.x) by the guest suites: struct arm_pmu's per-CPU hw_events with
+ * used_mask, which armv8pmu_get_event_idx() consults before taking a
+ * counter; armpmu_enable() starting the PMU whenever used_mask is not empty;
+ * the handle_irq and start members, which kpmc stands in front of.
  */
 #include <linux/kernel.h>
 #include <linux/percpu.h>
@@ -15,9 +21,9 @@
 #include <linux/smp.h>
 #include <asm/sysreg.h>
 #include <asm/virt.h>
-#include <asm/perf_event.h>
 #include <uapi/linux/kpmc.h>
 
+#include "kpmc/compat.h"
 #include "backends.h"
 
 #define PMUV3_CYCLE_BIT		31
@@ -93,6 +99,12 @@ static void write_event_type(unsigned int n, u64 v)
 #undef WRITE_TYPER
 }
 
+/* perf's index (used_mask bit) of pmc slot. */
+static inline unsigned int perf_index(unsigned int slot)
+{
+	return slot == 0 ? KPMC_ARMPMU_IDX_CYCLE : KPMC_ARMPMU_IDX_EVENT0 + slot - 1;
+}
+
 /* Hardware enable bit of pmc slot. */
 static inline u32 slot_bit(unsigned int slot)
 {
@@ -142,14 +154,14 @@ static int pmuv3_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 {
 	u64 dfr0 = read_sysreg(id_aa64dfr0_el1);
 	u64 midr = read_cpuid_id();
-	unsigned int ver = (dfr0 >> ID_AA64DFR0_EL1_PMUVer_SHIFT) & 0xf;
+	unsigned int ver = (dfr0 >> KPMC_DFR0_PMUVER_SHIFT) & 0xf;
 	unsigned int n, i;
 
 	if (ver == 0 || ver == 0xf) {
 		snprintf(why, len, "no PMUv3: ID_AA64DFR0_EL1.PMUVer is 0x%x", ver);
 		return -ENODEV;
 	}
-	n = (read_sysreg(pmcr_el0) >> ARMV8_PMU_PMCR_N_SHIFT) & ARMV8_PMU_PMCR_N_MASK;
+	n = KPMC_PMCR_N(read_sysreg(pmcr_el0));
 	pmuv3.pmuver = ver;
 	pmuv3.nr_event_counters = min_t(unsigned int, n, PMUV3_MAX_EVENT_COUNTERS);
 	/* PMUv3 has 10-bit event numbers, PMUv3p1 and later 16-bit. */
@@ -256,7 +268,7 @@ static void pmuv3_release_slots(u32 mask, int upto_cpu)
 			break;
 		for (slot = 0; slot < KPMC_MAX_COUNTERS; slot++)
 			if (mask & BIT(slot))
-				clear_bit(slot, hw->used_mask);
+				clear_bit(perf_index(slot), hw->used_mask);
 	}
 }
 
@@ -269,13 +281,14 @@ static int pmuv3_claim(u32 mask, char *why, size_t len)
 		struct pmu_hw_events *hw = per_cpu_ptr(pmuv3.perf_pmu->hw_events, cpu);
 
 		for (slot = 0; slot < KPMC_MAX_COUNTERS; slot++) {
-			if (!(mask & BIT(slot)) || !test_and_set_bit(slot, hw->used_mask))
+			if (!(mask & BIT(slot)) ||
+			    !test_and_set_bit(perf_index(slot), hw->used_mask))
 				continue;
 			/* perf holds it: give back what we took on this CPU and before. */
 			busy = slot;
 			while (slot--)
 				if (mask & BIT(slot))
-					clear_bit(slot, hw->used_mask);
+					clear_bit(perf_index(slot), hw->used_mask);
 			pmuv3_release_slots(mask, cpu);
 			snprintf(why, len,
 				 "counter pmc%u is in use by perf on CPU %d (stop the perf user, or the NMI watchdog, first)",

@@ -8,10 +8,20 @@
 #include <linux/sched.h>
 #include <linux/binfmts.h>
 
+#include <trace/events/sched.h>
+
+#include "kpmc/compat.h"
 #include "kpmc/hooks.h"
 
-static void probe_switch(void *data, bool preempt, struct task_struct *prev,
-			 struct task_struct *next, unsigned int prev_state)
+/*
+ * Each probe has exactly the prototype this kernel's tracepoint calls it
+ * with: checked against the kernel's own declaration (register_trace_X
+ * takes a probe of that type; only its type is looked at, nothing is
+ * linked against the unexported tracepoint).
+ */
+#define KPMC_CHECK_PROBE(tp, probe)						static_assert(__same_type(&register_trace_##tp,							  int (*)(typeof(&(probe)), void *)),			      "kpmc: " #probe " does not match tracepoint " #tp)
+
+static void probe_switch(KPMC_TP_SWITCH_PROTO(prev, next))
 {
 	kpmc_hook_switch(prev, next);
 }
@@ -28,7 +38,7 @@ static void probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 	kpmc_hook_exec(p);
 }
 
-static void probe_exit(void *data, struct task_struct *p)
+static void probe_exit(KPMC_TP_EXIT_PROTO(p))
 {
 	kpmc_hook_exit(p);
 }
@@ -42,6 +52,13 @@ static void probe_migrate(void *data, struct task_struct *p, int dest_cpu)
 {
 	kpmc_hook_migrate(p, dest_cpu);
 }
+
+KPMC_CHECK_PROBE(sched_switch, probe_switch);
+KPMC_CHECK_PROBE(sched_process_fork, probe_fork);
+KPMC_CHECK_PROBE(sched_process_exec, probe_exec);
+KPMC_CHECK_PROBE(sched_process_exit, probe_exit);
+KPMC_CHECK_PROBE(sched_process_free, probe_free);
+KPMC_CHECK_PROBE(sched_migrate_task, probe_migrate);
 
 struct kpmc_tracepoint {
 	const char *name;

@@ -447,7 +447,6 @@ static const struct proc_ops self_ops = {
 static const struct proc_ops monitor_ops = {
 	.proc_open = monitor_open, .proc_release = monitor_release,
 	.proc_read = monitor_read, .proc_write = monitor_write, .proc_poll = monitor_poll,
-	.proc_lseek = no_llseek,
 };
 
 static const struct proc_ops mm_manager_ops = {

@@ -29,6 +29,7 @@
 #include <linux/gfp.h>
 #include <linux/moduleparam.h>
 
+#include "kpmc/compat.h"
 #include "kpmc/core.h"
 
 static bool user_access = true;
@@ -134,8 +135,7 @@ int kpmc_selfpage_mmap(struct kpmc_thread *t, struct vm_area_struct *vma)
 		kpmc_reject(t, "self", "mmap with PROT_WRITE: the page is read-only");
 		return -EINVAL;
 	}
-	vma->vm_flags &= ~VM_MAYWRITE;
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	kpmc_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
 
 	page = t->self_page;
 	if (!page) {

@@ -16,6 +16,7 @@
 #include <linux/uaccess.h>
 #include <linux/moduleparam.h>
 
+#include "kpmc/compat.h"
 #include "kpmc/core.h"
 
 unsigned int kpmc_ring_records = 4096;
@@ -130,8 +131,8 @@ struct kpmc_session *kpmc_session_open(char *why, size_t len)
 	s->pos.capacity = kpmc_ring_records;
 	init_waitqueue_head(&s->wait);
 	init_irq_work(&s->wake, session_wake);
-	hrtimer_init(&s->wake_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	s->wake_timer.function = session_wake_timer;
+	kpmc_hrtimer_setup(&s->wake_timer, session_wake_timer, CLOCK_MONOTONIC,
+			   HRTIMER_MODE_REL_SOFT);
 	s->wake_mark = max(1u, kpmc_ring_records / 4);
 	INIT_WORK(&s->free_work, session_free);
 	s->owner = get_pid(task_pid(current));

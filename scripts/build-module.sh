@@ -9,7 +9,7 @@
 # without objects landing in the source tree.
 set -euo pipefail
 # What a module build needs in a distribution chroot (both architectures).
-build_pkgs="make gcc bc flex bison libelf-dev libssl-dev kmod cpio xz-utils gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+build_pkgs="make gcc dwarves bc flex bison libelf-dev libssl-dev kmod cpio xz-utils gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
 
 arch=${1:?usage: build-module.sh ARCH OUTDIR [KDIR]}
 out=${2:?usage: build-module.sh ARCH OUTDIR [KDIR]}

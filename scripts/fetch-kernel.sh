@@ -41,13 +41,20 @@ if [ -n "$(find "$memo" -mmin -1440 2>/dev/null)" ]; then
 	fi
 fi
 
-o=$("$top/scripts/apt-extra.sh")
+# Debian 12's own kernel comes from this machine's apt state (with its
+# security updates, as the 6.1 guests of scripts/fetch-kernels.sh); the
+# other suites from kpmc's own (scripts/apt-extra.sh).
+if [ "$suite" = bookworm ]; then
+	o= pin=
+else
+	o=$("$top/scripts/apt-extra.sh") pin=/$suite
+fi
 depends() { # PKG:ARCH/SUITE or PKG:ARCH -> its Depends, one name a line
 	# shellcheck disable=SC2086
 	apt-cache $o show "$1" 2>/dev/null | sed -n 's/^Depends: //p' | head -n1 |
 		tr ',' '\n' | sed 's/^ *//; s/ .*//; s/|.*//'
 }
-img=$(depends "linux-image-$rt$arch:$arch/$suite" | grep "^linux-image-.*-$rt$arch\$" | head -n1)
+img=$(depends "linux-image-$rt$arch:$arch$pin" | grep "^linux-image-.*-$rt$arch\$" | head -n1)
 [ -n "$img" ] || { log "cannot resolve linux-image-$rt$arch in $suite"; exit 1; }
 kver=${img#linux-image-}
 root=$cache/kernels/$arch/$kver

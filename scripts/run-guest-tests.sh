@@ -8,6 +8,8 @@ arch=${1:?usage: run-guest-tests.sh ARCH STAGEDIR WORKDIR}
 stage=${2:?}
 work=${3:?}
 top=$(cd "$(dirname "$0")/.." && pwd)
+# How lines name this run (a kernel tier adds its kernel: "arm64 6.12 (...)").
+label=${KPMC_TIER_LABEL:-$arch}
 mkdir -p "$work"
 rm -f "$work/result"
 
@@ -15,35 +17,35 @@ rm -f "$work/result"
 start=$(date +%s)
 "$top/scripts/boot-guest.sh" "$arch" "$work/initrd.cpio.gz" "$work/guest.log" test
 boot_rc=$?
-echo "$arch: guest ran $(($(date +%s) - start)) s"
+echo "$label: guest ran $(($(date +%s) - start)) s"
 
 tr -d '\r' <"$work/guest.log" >"$work/guest.clean.log"
 log=$work/guest.clean.log
-grep -a '^KPMC-TEST: ' "$log" | sed "s/^KPMC-TEST: /$arch: /"
+grep -a '^KPMC-TEST: ' "$log" | sed "s/^KPMC-TEST: /$label: /"
 passed=$(grep -ac '^KPMC-TEST: PASS ' "$log")
 failed=$(grep -ac '^KPMC-TEST: FAIL ' "$log")
 
 extra=0
 if [ $boot_rc -ne 0 ]; then
-	echo "$arch: FAIL guest: no clean end (timeout, hang or panic)"
+	echo "$label: FAIL guest: no clean end (timeout, hang or panic)"
 	extra=$((extra + 1))
 fi
 bad=$(grep -aE 'BUG:|WARNING:|Oops|general protection|Call trace|kpmc:.*leak' "$log" | grep -v '^guest-dmesg: ' | head -n 20)
 bad_dmesg=$(grep -a '^guest-dmesg: ' "$log" | head -n 20)
 if [ -n "$bad$bad_dmesg" ]; then
-	echo "$arch: FAIL kernel log: warnings, oopses or leaks:"
+	echo "$label: FAIL kernel log: warnings, oopses or leaks:"
 	printf '%s\n%s\n' "$bad" "$bad_dmesg" | sed '/^$/d; s/^/    /'
 	extra=$((extra + 1))
 fi
 if [ $((passed + failed)) -eq 0 ]; then
-	echo "$arch: FAIL guest: no test ran"
+	echo "$label: FAIL guest: no test ran"
 	extra=$((extra + 1))
 fi
 failed=$((failed + extra))
 echo "$passed $failed" >"$work/result"
-echo "$arch: $passed passed, $failed failed"
+echo "$label: $passed passed, $failed failed"
 if [ "$failed" -ne 0 ]; then
-	echo "---- last 60 lines of the $arch guest log ($work/guest.log) ----"
+	echo "---- last 60 lines of the $label guest log ($work/guest.log) ----"
 	tail -n 60 "$log"
 	exit 1
 fi

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every difference between the kernels kpmc supports (5.10 to 7.x) is
+ * decided here, once: by feature (a macro or header that exists) where the
+ * kernel offers one, by version where it does not. No other file of
+ * kernel/, backends/ or modules/ tests LINUX_VERSION_CODE, and
+ * tests/host/compat_only.sh fails the build of make test if one does.
+ *
+ * What each kernel does differently, and how it is checked:
+ * - tracepoint probe prototypes: sched_switch gained prev_state in 5.18,
+ *   sched_process_exit gained group_dead in 6.16. hooks_tracepoint.c checks
+ *   its probes against the kernel's own declarations at compile time.
+ * - vma->vm_flags is read-only since 6.3 (vm_flags_set/vm_flags_clear).
+ * - arm64: the PMUv3 register fields moved to <linux/perf/arm_pmuv3.h> in
+ *   6.4 and PMCR.N became a GENMASK; perf's counter index of the cycle
+ *   counter moved from 0 to 31 in 6.8 (event counter n is index n, no longer
+ *   n + 1); the PMUVer field of ID_AA64DFR0_EL1 was renamed in 6.0.
+ * - IRQ_WORK_INIT_HARD exists from 5.11 (PREEMPT_RT's hard-IRQ irq_work).
+ * - hrtimer_setup() replaced hrtimer_init() + ->function in 6.13; the old
+ *   call is gone in 7.x.
+ */
+#ifndef KPMC_COMPAT_H
+#define KPMC_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/mm.h>
+#include <linux/irq_work.h>
+#include <linux/hrtimer.h>
+
+/* ---- scheduler tracepoints ---------------------------------------------- */
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
+#define KPMC_TP_SWITCH_PROTO(prev, next)				\
+	void *data, bool preempt, struct task_struct *prev,		\
+	struct task_struct *next, unsigned int prev_state
+#else
+#define KPMC_TP_SWITCH_PROTO(prev, next)				\
+	void *data, bool preempt, struct task_struct *prev,		\
+	struct task_struct *next
+#endif
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define KPMC_TP_EXIT_PROTO(p)	void *data, struct task_struct *p, bool group_dead
+#else
+#define KPMC_TP_EXIT_PROTO(p)	void *data, struct task_struct *p
+#endif
+
+/* ---- memory mappings ------------------------------------------------------ */
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+static inline void kpmc_vm_flags_mod(struct vm_area_struct *vma,
+				     vm_flags_t set, vm_flags_t clear)
+{
+	vm_flags_mod(vma, set, clear);
+}
+#else
+static inline void kpmc_vm_flags_mod(struct vm_area_struct *vma,
+				     vm_flags_t set, vm_flags_t clear)
+{
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+}
+#endif
+
+/* ---- hrtimers ------------------------------------------------------------- */
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+static inline void kpmc_hrtimer_setup(struct hrtimer *timer,
+				      enum hrtimer_restart (*fn)(struct hrtimer *),
+				      clockid_t clock, enum hrtimer_mode mode)
+{
+	hrtimer_setup(timer, fn, clock, mode);
+}
+#else
+static inline void kpmc_hrtimer_setup(struct hrtimer *timer,
+				      enum hrtimer_restart (*fn)(struct hrtimer *),
+				      clockid_t clock, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+}
+#endif
+
+/* ---- irq_work ------------------------------------------------------------- */
+
+/*
+ * Before 5.11 every irq_work ran in hard IRQ context (PREEMPT_RT was not
+ * mainline), so the plain initializer is the hard one.
+ */
+#ifndef IRQ_WORK_INIT_HARD
+#define IRQ_WORK_INIT_HARD(fn)	IRQ_WORK_INIT(fn)
+#endif
+
+/* ---- arm64 PMUv3 ---------------------------------------------------------- */
+
+#ifdef CONFIG_ARM64
+#include <linux/bitfield.h>
+#include <asm/sysreg.h>
+#if __has_include(<linux/perf/arm_pmuv3.h>)
+#include <linux/perf/arm_pmuv3.h>
+#else
+#include <asm/perf_event.h>
+#endif
+
+/* PMCR_EL0.N, the number of event counters. */
+#ifdef ARMV8_PMU_PMCR_N_SHIFT
+#define KPMC_PMCR_N(pmcr)	(((pmcr) >> ARMV8_PMU_PMCR_N_SHIFT) & ARMV8_PMU_PMCR_N_MASK)
+#else
+#define KPMC_PMCR_N(pmcr)	FIELD_GET(ARMV8_PMU_PMCR_N, (pmcr))
+#endif
+
+#ifdef ID_AA64DFR0_EL1_PMUVer_SHIFT
+#define KPMC_DFR0_PMUVER_SHIFT	ID_AA64DFR0_EL1_PMUVer_SHIFT
+#else
+#define KPMC_DFR0_PMUVER_SHIFT	ID_AA64DFR0_PMUVER_SHIFT
+#endif
+
+/*
+ * perf's counter index (arm_pmu's per-CPU used_mask bit) of the cycle
+ * counter and of event counter 0. The header defines ARMV8_PMU_CYCLE_IDX
+ * exactly on the kernels that number counters the new way.
+ */
+#ifdef ARMV8_PMU_CYCLE_IDX
+#define KPMC_ARMPMU_IDX_CYCLE	ARMV8_PMU_CYCLE_IDX
+#define KPMC_ARMPMU_IDX_EVENT0	0
+#else
+#define KPMC_ARMPMU_IDX_CYCLE	0
+#define KPMC_ARMPMU_IDX_EVENT0	1
+#endif
+#endif /* CONFIG_ARM64 */
+
+#endif /* KPMC_COMPAT_H */
