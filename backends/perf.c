@@ -126,8 +126,13 @@ static int perf_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 	unsigned int i;
 	int cpu;
 
+	/*
+	 * Hard, so that it runs in the interrupt the NMI raises, while the
+	 * overflowing thread is still current: on PREEMPT_RT a plain irq_work
+	 * runs in a per-CPU kthread, after the thread was switched out.
+	 */
 	for_each_possible_cpu(cpu)
-		init_irq_work(per_cpu_ptr(&perf_overflow_work, cpu), perf_overflow_work_fn);
+		per_cpu(perf_overflow_work, cpu) = IRQ_WORK_INIT_HARD(perf_overflow_work_fn);
 
 	snprintf(desc->model, sizeof(desc->model),
 		 "kernel perf events (per-CPU kernel counters; type<<32|config)");

@@ -98,8 +98,14 @@ void kpmc_x86_pmi_attach(bool (*handler)(void))
 {
 	int cpu;
 
+	/*
+	 * Hard: the sample belongs to the thread current when the counter
+	 * overflowed. On PREEMPT_RT a plain irq_work runs later in a per-CPU
+	 * kthread, with the sampled thread switched out (no current thread
+	 * for the core): event-based samples would be lost.
+	 */
 	for_each_possible_cpu(cpu)
-		init_irq_work(per_cpu_ptr(&kpmc_x86_overflow_work, cpu), overflow_work);
+		per_cpu(kpmc_x86_overflow_work, cpu) = IRQ_WORK_INIT_HARD(overflow_work);
 	WRITE_ONCE(kpmc_x86_pmi_handler, handler);
 	register_nmi_handler(NMI_LOCAL, kpmc_x86_nmi, 0, "kpmc");
 }

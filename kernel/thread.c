@@ -103,18 +103,82 @@ static void free_thread_rcu(struct rcu_head *head)
 	atomic_dec(&kpmc_threads_live);
 }
 
-static struct kpmc_thread *alloc_thread(struct task_struct *task, gfp_t gfp)
+/* t: zeroed memory for a thread state, to be task's. */
+static struct kpmc_thread *init_thread(struct kpmc_thread *t, struct task_struct *task)
 {
-	struct kpmc_thread *t = kzalloc(sizeof(*t), gfp);
-
-	if (!t)
-		return NULL;
 	atomic_inc(&kpmc_threads_live);
 	t->task = task;
 	t->pid = task_tgid_nr(task);
 	t->tid = task_pid_nr(task);
 	t->state = KPMC_IDLE;
 	return t;
+}
+
+static struct kpmc_thread *alloc_thread(struct task_struct *task, gfp_t gfp)
+{
+	struct kpmc_thread *t = kzalloc(sizeof(*t), gfp);
+
+	return t ? init_thread(t, task) : NULL;
+}
+
+/*
+ * Zeroed thread states for the fork hook where it cannot allocate: on
+ * PREEMPT_RT, where the slab allocator takes sleeping locks, when the hook
+ * runs with preemption disabled (the sched_process_fork tracepoint's probe;
+ * the pmc_ops hook runs preemptible there), and anywhere an atomic
+ * allocation fails. Refilled from process context after every take.
+ */
+#define KPMC_FORK_RESERVE 16
+static struct kpmc_thread *fork_reserve[KPMC_FORK_RESERVE];
+static unsigned int fork_reserve_nr;
+static DEFINE_RAW_SPINLOCK(fork_reserve_lock);
+
+static void fork_reserve_fill(struct work_struct *work)
+{
+	struct kpmc_thread *t;
+	unsigned long flags;
+	bool full;
+
+	for (;;) {
+		raw_spin_lock_irqsave(&fork_reserve_lock, flags);
+		full = fork_reserve_nr == KPMC_FORK_RESERVE;
+		raw_spin_unlock_irqrestore(&fork_reserve_lock, flags);
+		if (full)
+			return;
+		t = kzalloc(sizeof(*t), GFP_KERNEL);
+		if (!t)
+			return;
+		raw_spin_lock_irqsave(&fork_reserve_lock, flags);
+		if (fork_reserve_nr < KPMC_FORK_RESERVE) {
+			fork_reserve[fork_reserve_nr++] = t;
+			t = NULL;
+		}
+		raw_spin_unlock_irqrestore(&fork_reserve_lock, flags);
+		kfree(t);
+	}
+}
+
+static DECLARE_WORK(fork_reserve_work, fork_reserve_fill);
+
+/* Any context but NMI: no allocation, raw lock, the refill only queued. */
+static struct kpmc_thread *fork_reserve_take(struct task_struct *task)
+{
+	struct kpmc_thread *t = NULL;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&fork_reserve_lock, flags);
+	if (fork_reserve_nr)
+		t = fork_reserve[--fork_reserve_nr];
+	raw_spin_unlock_irqrestore(&fork_reserve_lock, flags);
+	schedule_work(&fork_reserve_work);
+	return t ? init_thread(t, task) : NULL;
+}
+
+static void fork_reserve_free(void)
+{
+	cancel_work_sync(&fork_reserve_work);
+	while (fork_reserve_nr)
+		kfree(fork_reserve[--fork_reserve_nr]);
 }
 
 /* ---- the counting path: runs on the thread's CPU with IRQs off ---- */
@@ -448,8 +512,16 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 		rcu_read_unlock();
 		return;
 	}
-	/* The child is not running yet: nothing can race with its state. */
-	t = alloc_thread(child, GFP_ATOMIC | __GFP_NOWARN);
+	/*
+	 * The child is not running yet: nothing can race with its state.
+	 * PREEMPT_RT cannot allocate with preemption disabled, not even
+	 * GFP_ATOMIC: there the reserve serves.
+	 */
+	t = NULL;
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || preemptible())
+		t = alloc_thread(child, GFP_ATOMIC | __GFP_NOWARN);
+	if (!t)
+		t = fork_reserve_take(child);
 	if (!t) {
 		rcu_read_unlock();
 		atomic_inc(&kpmc_threads_lost);
@@ -997,6 +1069,7 @@ int kpmc_threads_init(void)
 		hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
 		c->timer.function = kpmc_tick;
 	}
+	fork_reserve_fill(NULL);
 	return 0;
 }
 
@@ -1031,6 +1104,7 @@ void kpmc_threads_exit(void)
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
 	rcu_barrier();
 	kpmc_flush_deferred();
+	fork_reserve_free();
 
 	if (atomic_read(&kpmc_threads_live) || atomic_read(&kpmc_configs_live))
 		pr_err("kpmc: leak: %d thread states, %d configurations not freed\n",
