@@ -35,6 +35,7 @@
 #include <linux/irq_work.h>
 #include <linux/hardirq.h>
 
+#include "kpmc/compat.h"
 #include "backends.h"
 
 #define PERF_SLOTS	8

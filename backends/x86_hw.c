@@ -24,19 +24,20 @@
 #include <asm/processor.h>
 #include <asm/nmi.h>
 
+#include "kpmc/compat.h"
 #include "x86_hw.h"
 
 u64 kpmc_x86_rdmsr(u32 msr)
 {
 	u64 v;
 
-	rdmsrl(msr, v);
+	kpmc_rdmsr64(msr, v);
 	return v;
 }
 
 void kpmc_x86_wrmsr(u32 msr, u64 value)
 {
-	wrmsrl(msr, value);
+	kpmc_wrmsr64(msr, value);
 }
 
 void kpmc_x86_cpuid(u32 leaf, u32 subleaf, u32 regs[4])

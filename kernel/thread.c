@@ -23,6 +23,7 @@
 #include <linux/fs.h>
 #include <linux/moduleparam.h>
 
+#include "kpmc/compat.h"
 #include "kpmc/core.h"
 #include "kpmc/counter.h"
 #include "kpmc/hooks.h"
@@ -1066,8 +1067,8 @@ int kpmc_threads_init(void)
 	for_each_possible_cpu(cpu) {
 		struct kpmc_cpu *c = per_cpu_ptr(&kpmc_cpus, cpu);
 
-		hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
-		c->timer.function = kpmc_tick;
+		kpmc_hrtimer_setup(&c->timer, kpmc_tick, CLOCK_MONOTONIC,
+				   HRTIMER_MODE_ABS_PINNED_HARD);
 	}
 	fork_reserve_fill(NULL);
 	return 0;

@@ -2,6 +2,7 @@
 /* The kernel side of mm_x86.h, for the x86 monitoring modules. */
 #include <linux/kernel.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -12,16 +13,17 @@
 #include <asm/msr.h>
 #include <asm/processor.h>
 
+#include "kpmc/compat.h"
 #include "mm_x86.h"
 
 int kpmc_mm_rdmsr_safe(u32 msr, u64 *value)
 {
-	return rdmsrl_safe(msr, value) ? -EIO : 0;
+	return kpmc_rdmsr64_safe(msr, value) ? -EIO : 0;
 }
 
 void kpmc_mm_wrmsr(u32 msr, u64 value)
 {
-	wrmsrl(msr, value);
+	kpmc_wrmsr64(msr, value);
 }
 
 void kpmc_mm_cpuid(u32 leaf, u32 subleaf, u32 regs[4])

@@ -16,6 +16,8 @@
  *   counter moved from 0 to 31 in 6.8 (event counter n is index n, no longer
  *   n + 1); the PMUVer field of ID_AA64DFR0_EL1 was renamed in 6.0.
  * - IRQ_WORK_INIT_HARD exists from 5.11 (PREEMPT_RT's hard-IRQ irq_work).
+ * - x86: rdmsrl/wrmsrl/rdmsrl_safe became rdmsrq/wrmsrq/rdmsrq_safe in
+ *   6.16; cpuid_count() moved to <asm/cpuid/api.h>.
  * - hrtimer_setup() replaced hrtimer_init() + ->function in 6.13; the old
  *   call is gone in 7.x.
  */
@@ -84,10 +86,12 @@ static inline void kpmc_hrtimer_setup(struct hrtimer *timer,
 
 /*
  * Before 5.11 every irq_work ran in hard IRQ context (PREEMPT_RT was not
- * mainline), so the plain initializer is the hard one.
+ * mainline) and there were no initializer macros: an irq_work with no
+ * flags is the hard kind.
  */
 #ifndef IRQ_WORK_INIT_HARD
-#define IRQ_WORK_INIT_HARD(fn)	IRQ_WORK_INIT(fn)
+#define IRQ_WORK_INIT_HARD(fn)	\
+	((struct irq_work){ .flags = ATOMIC_INIT(0), .func = (fn) })
 #endif
 
 /* ---- arm64 PMUv3 ---------------------------------------------------------- */
@@ -127,5 +131,25 @@ static inline void kpmc_hrtimer_setup(struct hrtimer *timer,
 #define KPMC_ARMPMU_IDX_EVENT0	1
 #endif
 #endif /* CONFIG_ARM64 */
+
+/* ---- x86 MSRs and CPUID --------------------------------------------------- */
+
+#ifdef CONFIG_X86
+#include <asm/msr.h>
+#include <asm/processor.h>
+#if __has_include(<asm/cpuid/api.h>)
+#include <asm/cpuid/api.h>
+#endif
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define kpmc_rdmsr64(msr, v)		rdmsrq(msr, v)
+#define kpmc_wrmsr64(msr, v)		wrmsrq(msr, v)
+#define kpmc_rdmsr64_safe(msr, p)	rdmsrq_safe(msr, p)
+#else
+#define kpmc_rdmsr64(msr, v)		rdmsrl(msr, v)
+#define kpmc_wrmsr64(msr, v)		wrmsrl(msr, v)
+#define kpmc_rdmsr64_safe(msr, p)	rdmsrl_safe(msr, p)
+#endif
+#endif /* CONFIG_X86 */
 
 #endif /* KPMC_COMPAT_H */

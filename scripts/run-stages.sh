@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Run make test's guest stages two at a time: a -icount guest is one QEMU
+# thread, so two of them keep both cores of a 2-core machine busy. Each stage
+# is a make target run with the staged root taken as made (-o stage); its
+# output is kept and printed whole when it ends, so lines never interleave.
+#   scripts/run-stages.sh JOBS TARGET...
+# Stages are started in the order given (put the slow ones first). Exit
+# status: 0; the stages' result files decide (scripts/test-summary.sh).
+set -uo pipefail
+jobs=${1:?usage: run-stages.sh JOBS TARGET...}
+shift
+top=$(cd "$(dirname "$0")/.." && pwd)
+logs=$(mktemp -d "${TMPDIR:-/tmp}/kpmc-stages.XXXXXX")
+trap 'rm -rf "$logs"' EXIT
+
+declare -A start_of
+finish() { # print a finished stage's output
+	local t=$1
+	echo "==== $t ($(($(date +%s) - start_of[$t])) s) ===="
+	cat "$logs/$t.out"
+}
+reap() { # wait until fewer than $1 stages run; print those that ended
+	local r still
+	while :; do
+		still=()
+		for r in "${running[@]}"; do
+			if [ -f "$logs/$r.done" ]; then finish "$r"; else still+=("$r"); fi
+		done
+		running=("${still[@]}")
+		[ ${#running[@]} -lt "$1" ] && return
+		sleep 1
+	done
+}
+running=()
+for t in "$@"; do
+	reap "$jobs"
+	start_of[$t]=$(date +%s)
+	(
+		make -C "$top" --no-print-directory -o stage "$t" >"$logs/$t.out" 2>&1
+		touch "$logs/$t.done"
+	) &
+	running+=("$t")
+done
+reap 1
+wait
+exit 0
