@@ -112,26 +112,52 @@ bench-smoke: stage
 		tail -n 30 $(BUILD)/bench/smoke.out; echo "bench-smoke: FAIL"; echo "0 1" >$(BUILD)/bench/result; \
 	fi
 
+# Debian's stock kernels besides 6.1, each with kpmc.ko built against its
+# own headers by its own compiler (scripts/fetch-kernel.sh: 5.10 bullseye,
+# 6.12 and 6.12-rt bookworm-backports, 7 = the newest 7.x of
+# trixie-backports), booting the whole suite of the architecture:
+# build/tiers/<arch>-<tier>/run/result.
+KERNEL_TIERS_arm64 := 5.10 6.12 6.12-rt 7
+KERNEL_TIERS_x86_64 := 5.10 6.12 7
+tier-arm64-%: stage
+	scripts/run-kernel-tier.sh $* arm64 $(BUILD)
+tier-x86_64-%: stage
+	scripts/run-kernel-tier.sh $* x86_64 $(BUILD)
+
+# A patched arm64 kernel's 1-CPU and 2-CPU runs share its build directory:
+# one stage runs both, one after the other.
+patched-arm64-both: stage
+	-@$(MAKE) --no-print-directory -o stage guest-arm64-patched
+	-@$(MAKE) --no-print-directory -o stage guest-arm64-patched-smp
+patched-arm64-6.12-rt-both: stage
+	-@$(MAKE) --no-print-directory -o stage guest-arm64-patched-6.12-rt
+	-@$(MAKE) --no-print-directory -o stage guest-arm64-patched-6.12-rt-smp
+
+# The guest stages of make test, slowest first: run-stages.sh runs them two
+# at a time (one -icount guest is one QEMU thread).
+GUEST_STAGES := patched-arm64-6.12-rt-both patched-arm64-both guest-x86_64-patched-6.12 \
+	guest-x86_64-patched guest-arm64 \
+	$(addprefix tier-arm64-,$(KERNEL_TIERS_arm64)) \
+	test-packages guest-arm64-smp \
+	guest-x86_64 $(addprefix tier-x86_64-,$(KERNEL_TIERS_x86_64)) bench-smoke
+GUEST_RESULTS := $(BUILD)/arm64/run/result $(BUILD)/arm64/run-smp/result $(BUILD)/x86_64/run/result \
+	$(BUILD)/x86_64-patched/run/result $(BUILD)/arm64-patched/run/result \
+	$(BUILD)/arm64-patched/run-smp/result \
+	$(BUILD)/arm64-patched-6.12-rt/run/result $(BUILD)/arm64-patched-6.12-rt/run-smp/result \
+	$(BUILD)/x86_64-patched-6.12/run/result \
+	$(foreach a,arm64 x86_64,$(foreach t,$(KERNEL_TIERS_$(a)),$(BUILD)/tiers/$(a)-$(t)/run/result)) \
+	$(BUILD)/packages/result $(BUILD)/bench/result
+
 # Every stage runs even if an earlier one failed, so one run shows everything;
 # the summary line decides.
 test: deps
-	@rm -f $(BUILD)/unit/result $(BUILD)/host-tests/result $(BUILD)/*/run/result $(BUILD)/*/run-smp/result $(BUILD)/bench/result \
-		$(BUILD)/x86_64-patched/run/result $(BUILD)/arm64-patched/run/result \
-		$(BUILD)/arm64-patched/run-smp/result
+	@rm -f $(BUILD)/unit/result $(BUILD)/host-tests/result $(GUEST_RESULTS)
 	-@$(MAKE) --no-print-directory all
 	-@$(MAKE) --no-print-directory unit
 	-@$(MAKE) --no-print-directory host-tests
-	-@$(MAKE) --no-print-directory guest-arm64
-	-@$(MAKE) --no-print-directory guest-arm64-smp
-	-@$(MAKE) --no-print-directory guest-x86_64
-	-@$(MAKE) --no-print-directory guest-x86_64-patched
-	-@$(MAKE) --no-print-directory guest-arm64-patched
-	-@$(MAKE) --no-print-directory guest-arm64-patched-smp
-	-@$(MAKE) --no-print-directory bench-smoke
-	@scripts/test-summary.sh $(BUILD)/unit/result $(BUILD)/host-tests/result $(BUILD)/arm64/run/result \
-		$(BUILD)/arm64/run-smp/result \
-		$(BUILD)/x86_64/run/result $(BUILD)/x86_64-patched/run/result \
-		$(BUILD)/arm64-patched/run/result $(BUILD)/arm64-patched/run-smp/result $(BUILD)/bench/result
+	-@$(MAKE) --no-print-directory stage
+	@scripts/run-stages.sh 2 $(GUEST_STAGES)
+	@scripts/test-summary.sh $(BUILD)/unit/result $(BUILD)/host-tests/result $(GUEST_RESULTS)
 
 # Debian packages (kpmc-dkms, kpmc, libkpmc0, libkpmc-dev) into build/deb/, and
 # the test of them as users install them (bookworm and trixie chroots, DKMS,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run make test's guest stages two at a time: a -icount guest is one QEMU
 # thread, so two of them keep both cores of a 2-core machine busy. Each stage
-# is a make target run with the staged root taken as made (-o stage); its
+# is a make target run with the staged root and what it was made from taken
+# as made (-o stage -o all ...: stages share those, so none remakes them); its
 # output is kept and printed whole when it ends, so lines never interleave.
 #   scripts/run-stages.sh JOBS TARGET...
 # Stages are started in the order given (put the slow ones first). Exit
@@ -36,7 +37,7 @@ for t in "$@"; do
 	reap "$jobs"
 	start_of[$t]=$(date +%s)
 	(
-		make -C "$top" --no-print-directory -o stage "$t" >"$logs/$t.out" 2>&1
+		make -C "$top" --no-print-directory -o stage -o all -o modules -o userland -o progs "$t" >"$logs/$t.out" 2>&1
 		touch "$logs/$t.done"
 	) &
 	running+=("$t")
