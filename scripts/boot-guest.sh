@@ -20,8 +20,7 @@ arm64)
 	if [ -n "${KPMC_KERNEL:-}" ]; then
 		kernel=$KPMC_KERNEL
 	else
-		read -r _ _ root < <("$top/scripts/fetch-kernels.sh" arm64)
-		kernel=$(ls "$root"/boot/vmlinuz-*)
+		read -r kernel _ < <("$top/scripts/fetch-kernel.sh" 6.1 arm64)
 	fi
 	# -icount shift=0: the emulated PMU counts exactly (1 instruction = 1 ns = 1 cycle).
 	cmd=(qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -icount shift=0 -m 512 -smp "$smp"
@@ -33,8 +32,7 @@ x86_64)
 	if [ -n "${KPMC_KERNEL:-}" ]; then
 		kernel=$KPMC_KERNEL
 	else
-		read -r _ _ root < <("$top/scripts/fetch-kernels.sh" amd64)
-		kernel=$(ls "$root"/boot/vmlinuz-*)
+		read -r kernel _ < <("$top/scripts/fetch-kernel.sh" 6.1 amd64)
 	fi
 	# An Intel CPU model: CPUID says GenuineIntel, and leaf 0AH (no vPMU under TCG) says version 0.
 	cmd=(qemu-system-x86_64 -accel tcg -cpu Skylake-Client -m 512 -smp "$smp"

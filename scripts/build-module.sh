@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Build kpmc.ko with kbuild for one target kernel.
 #   scripts/build-module.sh ARCH OUTDIR [KDIR [BUILDER]]
-# ARCH: arm64 | x86_64. Without KDIR, the Debian guest kernel's headers
-# (fetched by scripts/fetch-kernels.sh) are used. BUILDER: "host" (default)
+# ARCH: arm64 | x86_64. Without KDIR, the headers of Debian 12's own kernel
+# (scripts/fetch-kernel.sh 6.1) are used. BUILDER: "host" (default)
 # or a Debian suite whose chroot (scripts/distro-chroot.sh) has the compiler
 # and glibc that kernel's kbuild needs (fetch-kernel.sh says which). Sources are mirrored into
 # OUTDIR as symlinks so that several architectures build side by side
@@ -18,19 +18,14 @@ builder=${4:-host}
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 case $arch in
-arm64) karch=arm64; cross=aarch64-linux-gnu-; deb=arm64 ;;
-x86_64) karch=x86_64; cross=; deb=amd64 ;;
+arm64) karch=arm64; cross=aarch64-linux-gnu- ;;
+x86_64) karch=x86_64; cross= ;;
 *) echo "build-module: unknown arch $arch" >&2; exit 2 ;;
 esac
 if [ "$(uname -m)" = aarch64 ] && [ "$arch" = arm64 ]; then cross=; fi
 
 if [ -z "$kdir" ]; then
-	read -r _ abi root < <("$top/scripts/fetch-kernels.sh" "$deb")
-	if [ "$arch" = arm64 ]; then
-		kdir=$root/usr/src/linux-headers-$abi-arm64
-	else
-		kdir=/usr/src/linux-headers-$abi-amd64
-	fi
+	read -r _ kdir builder _ < <("$top/scripts/fetch-kernel.sh" 6.1 "$arch")
 fi
 [ -d "$kdir" ] || { echo "build-module: no kernel build tree at $kdir" >&2; exit 1; }
 

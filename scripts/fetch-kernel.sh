@@ -42,7 +42,7 @@ if [ -n "$(find "$memo" -mmin -1440 2>/dev/null)" ]; then
 fi
 
 # Debian 12's own kernel comes from this machine's apt state (with its
-# security updates, as the 6.1 guests of scripts/fetch-kernels.sh); the
+# security updates, as Debian 12 users get it); the
 # other suites from kpmc's own (scripts/apt-extra.sh).
 if [ "$suite" = bookworm ]; then
 	o= pin=

@@ -10,7 +10,7 @@ out=${3:?usage: mkinitramfs.sh ARCH STAGEDIR OUT}
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 case $arch in
-arm64) read -r _ _ root < <("$top/scripts/fetch-kernels.sh" arm64); busybox=$root/bin/busybox ;;
+arm64) busybox=$("$top/scripts/fetch-busybox.sh" arm64) ;;
 x86_64) busybox=/bin/busybox ;;
 *) echo "mkinitramfs: unknown arch $arch" >&2; exit 2 ;;
 esac
