@@ -127,9 +127,11 @@ static struct kpmc_thread *alloc_thread(struct task_struct *task, gfp_t gfp)
  * PREEMPT_RT, where the slab allocator takes sleeping locks, when the hook
  * runs with preemption disabled (the sched_process_fork tracepoint's probe;
  * the pmc_ops hook runs preemptible there), and anywhere an atomic
- * allocation fails. Refilled from process context after every take.
+ * allocation fails. Refilled from a high-priority work item after every
+ * take. On RT it is the fork probe's only source: room for a burst of forks
+ * (400 threads created back to back lost 3 with 16) before the refill runs.
  */
-#define KPMC_FORK_RESERVE 16
+#define KPMC_FORK_RESERVE (IS_ENABLED(CONFIG_PREEMPT_RT) ? 64 : 8)
 static struct kpmc_thread *fork_reserve[KPMC_FORK_RESERVE];
 static unsigned int fork_reserve_nr;
 static DEFINE_RAW_SPINLOCK(fork_reserve_lock);
@@ -171,7 +173,7 @@ static struct kpmc_thread *fork_reserve_take(struct task_struct *task)
 	if (fork_reserve_nr)
 		t = fork_reserve[--fork_reserve_nr];
 	raw_spin_unlock_irqrestore(&fork_reserve_lock, flags);
-	schedule_work(&fork_reserve_work);
+	queue_work(system_highpri_wq, &fork_reserve_work);
 	return t ? init_thread(t, task) : NULL;
 }
 

@@ -26,7 +26,13 @@ r=""
 echo 0 >$P/wakeup_ms
 wakeups_run each
 [ "$rec" -ge 180 ] && [ "$det" -eq 1 ] || r="$r $rec records, $det detach;"
-[ "$wak" -ge $((rec * 9 / 10)) ] || r="$r $wak wakeups for $rec records with wakeup_ms=0;"
+# One wakeup per record, less those a pending wakeup absorbs: on PREEMPT_RT
+# the wakeup's irq_work runs in a kthread (it takes the wait queue's lock,
+# a sleeping lock there), so records taken before it ran share one (6.12
+# RT: 198 for 247).
+min=$((rec * 9 / 10))
+case $(uname -v) in *PREEMPT_RT*) min=$((rec * 7 / 10)) ;; esac
+[ "$wak" -ge "$min" ] || r="$r $wak wakeups for $rec records with wakeup_ms=0;"
 verdict arm64_reader_wakeups_per_record "$r"
 
 r=""

@@ -25,7 +25,10 @@ query_sleeping() {
 r=""
 N=3000000
 for n in $N $((2 * N)); do
-	kpmc -A -c "$QCFG" -- "$BIN/loopsleep" 100 $n 600 >$OUT/api.$n.txt 2>&1 &
+	# The thread sleeps long after its loop: loading and unloading
+	# kpmc_query takes hundreds of ms on a PREEMPT_RT debug kernel, and
+	# every query must find it alive.
+	kpmc -A -c "$QCFG" -- "$BIN/loopsleep" 100 $n 2000 >$OUT/api.$n.txt 2>&1 &
 	kp=$!
 	sleep 0.4
 	set -- $(query_sleeping "$(pidof loopsleep)")
@@ -71,7 +74,8 @@ verdict patched_arm64_api_exact_for_kernel_enabled_thread "$r"
 MODULE0=6
 r=""
 echo "activate 2" >/proc/kpmc/mm_manager || r="activate 2 failed;"
-kpmc -c pmc0,pmc1=0x8 -T 0.02 -- "$BIN/loopsleep" 100 30000000 900 >$OUT/apimod.txt 2>&1 &
+# Asleep long enough for two loads of kpmc_query (slow on PREEMPT_RT).
+kpmc -c pmc0,pmc1=0x8 -T 0.02 -- "$BIN/loopsleep" 100 30000000 3000 >$OUT/apimod.txt 2>&1 &
 kp=$!
 sleep 0.5
 lp=$(pidof loopsleep)
