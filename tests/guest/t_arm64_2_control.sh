@@ -13,14 +13,13 @@ grep -q '^1 rates \[active\]' /proc/kpmc/mm_manager || r="$r rates not active af
 grep -q '^virtual_counters: virt0=rate0_per_ms' /proc/kpmc/info || r="$r info lacks virt0;"
 kpmc -c "$CFG" -T 0.05 -- "$BIN/loop" 100000000 >$OUT/rates.txt 2>&1 || r="$r kpmc failed;"
 # virt0 is the column after pmc0 and pmc1: nsample pid tid event pmc0 pmc1 virt0
-rate=$(awk '$4 == "tick" { print $7; exit }' $OUT/rates.txt)
-echo "rates: first tick virt0=$rate"
-# The kernel's share of the thread's first 50 ms is larger on a PREEMPT_RT
-# debug kernel (6.12 RT with lockdep and KASAN: 847,864 user cycles/ms).
-lo=900000
-case $(uname -v) in *PREEMPT_RT*) lo=800000 ;; esac
-[ -n "$rate" ] && [ "$rate" -ge $lo ] && [ "$rate" -le 1000000 ] ||
-	r="$r virt0 '$rate' not in [$lo, 1000000] cycles/ms;"
+# The second tick: the first also holds exec's page faults in the kernel
+# (6.12 PREEMPT_RT debug kernel: 7.3 of its 50 ms, 847,000 user cycles/ms,
+# now and then far less; the second 981,000).
+rate=$(awk '$4 == "tick" && ++n == 2 { print $7; exit }' $OUT/rates.txt)
+echo "rates: second tick virt0=$rate"
+[ -n "$rate" ] && [ "$rate" -ge 900000 ] && [ "$rate" -le 1000000 ] ||
+	r="$r virt0 '$rate' not in [900000, 1000000] cycles/ms;"
 echo "activate 0" >/proc/kpmc/mm_manager || r="$r activate 0 failed;"
 grep -q '^0 passthrough \[active\]' /proc/kpmc/mm_manager || r="$r passthrough not back;"
 verdict arm64_mm_manager_rates "$r"
