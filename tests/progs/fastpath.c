@@ -131,10 +131,22 @@ static void *thread_work(void *arg)
 	w->page = p;
 	w->page_tid_ok = p->tid == (__u32)syscall(SYS_gettid) && p->version == KPMC_PAGE_VERSION &&
 			 (p->flags & KPMC_PAGE_COUNTING);
-	rd(KPMC_PATH_FAST, &a);
-	spin(w->n);
-	rd(KPMC_PATH_FAST, &b);
-	w->delta = (long long)(b.counts[1] - a.counts[1]) - 2 * (long long)w->n;
+	/*
+	 * The two threads share the CPU: a switch that lands inside a fast
+	 * read makes it retry (the page's sequence count changed), which only
+	 * ever adds instructions. The smallest of three measurements is the
+	 * retry-free one.
+	 */
+	for (int k = 0; k < 3; k++) {
+		long long d;
+
+		rd(KPMC_PATH_FAST, &a);
+		spin(w->n);
+		rd(KPMC_PATH_FAST, &b);
+		d = (long long)(b.counts[1] - a.counts[1]) - 2 * (long long)w->n;
+		if (k == 0 || d < w->delta)
+			w->delta = d;
+	}
 	munmap((void *)p, sysconf(_SC_PAGESIZE));
 	close(fd);
 	return NULL;
