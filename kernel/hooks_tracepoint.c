@@ -19,7 +19,10 @@
  * takes a probe of that type; only its type is looked at, nothing is
  * linked against the unexported tracepoint).
  */
-#define KPMC_CHECK_PROBE(tp, probe)						static_assert(__same_type(&register_trace_##tp,							  int (*)(typeof(&(probe)), void *)),			      "kpmc: " #probe " does not match tracepoint " #tp)
+#define KPMC_CHECK_PROBE(tp, probe)					\
+	static_assert(__same_type(&register_trace_##tp,			\
+				  int (*)(typeof(&(probe)), void *)),	\
+		      "kpmc: " #probe " does not match tracepoint " #tp)
 
 static void probe_switch(KPMC_TP_SWITCH_PROTO(prev, next))
 {
