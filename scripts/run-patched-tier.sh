@@ -18,7 +18,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=$build/$arch-patched
 [ "$series" = 6.1 ] && [ -z "$rt" ] || out=$out-$series${rt:+-$rt}
 
-read -r img kdir < <("$top/scripts/build-patched-kernel.sh" "$arch" "$series" "$rt")
+# One kernel build at a time (make test runs two patched stages at once):
+# each build uses every core, and two would fetch and unpack the same
+# series' source into the same place. A cached kernel takes the lock briefly.
+cache=${KPMC_CACHE:-$HOME/.cache/kpmc}
+mkdir -p "$cache"
+read -r img kdir < <(flock "$cache/patched-build.lock" \
+	"$top/scripts/build-patched-kernel.sh" "$arch" "$series" "$rt")
 "$top/scripts/build-module.sh" "$arch" "$out" "$kdir"
 kmake=(KDIR="$kdir" OUT="$out")
 [ "$arch" = arm64 ] && [ "$(uname -m)" != aarch64 ] && kmake+=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
