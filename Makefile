@@ -137,11 +137,13 @@ patched-arm64-6.12-rt-both: stage
 	-@$(MAKE) --no-print-directory -o stage guest-arm64-patched-6.12-rt-smp
 
 # The guest stages of make test, slowest first: run-stages.sh runs them two
-# at a time (one -icount guest is one QEMU thread). The 6.1 patched tiers
+# at a time (one -icount guest is one QEMU thread); on a cold machine the two
+# patched kernels build one after the other (run-patched-tier.sh), so the
+# package test runs beside the first build. The 6.1 patched tiers
 # are not among them (make test-patched-6.1): the 6.12 ones test the same
 # patch and module code on debug kernels, and both pairs of kernel builds
 # would not fit make test's cold budget on 2 cores.
-GUEST_STAGES := patched-arm64-6.12-rt-both guest-x86_64-patched-6.12 test-packages \
+GUEST_STAGES := patched-arm64-6.12-rt-both test-packages guest-x86_64-patched-6.12 \
 	$(addprefix tier-arm64-,$(KERNEL_TIERS_arm64)) guest-arm64 guest-arm64-smp \
 	guest-x86_64 $(addprefix tier-x86_64-,$(KERNEL_TIERS_x86_64)) bench-smoke
 GUEST_RESULTS := $(BUILD)/arm64/run/result $(BUILD)/arm64/run-smp/result $(BUILD)/x86_64/run/result \
