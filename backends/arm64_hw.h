@@ -50,6 +50,7 @@ enum pmuv3_reg {
 #include <linux/perf/arm_pmu.h>
 #include <linux/rcupdate.h>
 #include <linux/smp.h>
+#include <asm/barrier.h>
 #include <asm/cputype.h>
 #include <asm/sysreg.h>
 #include <asm/virt.h>
@@ -79,16 +80,35 @@ static __always_inline u64 pmuv3_read(enum pmuv3_reg r)
 static __always_inline void pmuv3_write(enum pmuv3_reg r, u64 v)
 {
 	switch (r) {
-	case PMUV3_PMCR:	write_sysreg(v, pmcr_el0); break;
-	case PMUV3_PMCNTENSET:	write_sysreg(v, pmcntenset_el0); break;
-	case PMUV3_PMCNTENCLR:	write_sysreg(v, pmcntenclr_el0); break;
-	case PMUV3_PMINTENSET:	write_sysreg(v, pmintenset_el1); break;
-	case PMUV3_PMINTENCLR:	write_sysreg(v, pmintenclr_el1); break;
-	case PMUV3_PMOVSCLR:	write_sysreg(v, pmovsclr_el0); break;
-	case PMUV3_PMUSERENR:	write_sysreg(v, pmuserenr_el0); break;
-	case PMUV3_PMCCNTR:	write_sysreg(v, pmccntr_el0); break;
-	case PMUV3_PMCCFILTR:	write_sysreg_s(v, SYS_PMCCFILTR_EL0); break;
-	default:		break;	/* identification registers are read-only */
+	case PMUV3_PMCR:
+		write_sysreg(v, pmcr_el0);
+		break;
+	case PMUV3_PMCNTENSET:
+		write_sysreg(v, pmcntenset_el0);
+		break;
+	case PMUV3_PMCNTENCLR:
+		write_sysreg(v, pmcntenclr_el0);
+		break;
+	case PMUV3_PMINTENSET:
+		write_sysreg(v, pmintenset_el1);
+		break;
+	case PMUV3_PMINTENCLR:
+		write_sysreg(v, pmintenclr_el1);
+		break;
+	case PMUV3_PMOVSCLR:
+		write_sysreg(v, pmovsclr_el0);
+		break;
+	case PMUV3_PMUSERENR:
+		write_sysreg(v, pmuserenr_el0);
+		break;
+	case PMUV3_PMCCNTR:
+		write_sysreg(v, pmccntr_el0);
+		break;
+	case PMUV3_PMCCFILTR:
+		write_sysreg_s(v, SYS_PMCCFILTR_EL0);
+		break;
+	default:	/* identification registers are read-only */
+		break;
 	}
 }
 

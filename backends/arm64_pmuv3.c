@@ -153,7 +153,8 @@ static u32 enable_bits(const struct kpmc_hw_config *hw, u32 absent)
 static int pmuv3_check_event(const struct kpmc_pmu_desc *pmu, unsigned int slot,
 			     u64 event, char *why, size_t len)
 {
-	unsigned int t;
+	/* Pairs with discover()'s release: entries below nr are whole. */
+	unsigned int t, nr = smp_load_acquire(&pmuv3.nr_types);
 	bool any_event = false;
 
 	if (event & ~pmuv3.evtype_mask) {
@@ -162,7 +163,7 @@ static int pmuv3_check_event(const struct kpmc_pmu_desc *pmu, unsigned int slot,
 		return -EINVAL;
 	}
 	/* Accepted if some core type has both the counter and the event. */
-	for (t = 0; t < pmuv3.nr_types; t++) {
+	for (t = 0; t < nr; t++) {
 		const struct pmuv3_type *p = &pmuv3.type[t];
 
 		if (!type_has_event(p, event))
@@ -303,8 +304,8 @@ static struct pmuv3_type *discover(unsigned int cpu, char *why, size_t len)
 		memset(t, 0, sizeof(*t));
 		t->pmu = pmu;
 		fill_type(t, &id);
-		/* Readers of the table (check_event) see a whole entry. */
-		WRITE_ONCE(pmuv3.nr_types, pmuv3.nr_types + 1);
+		/* Readers of the table (check_event, the IRQ) see a whole entry. */
+		smp_store_release(&pmuv3.nr_types, pmuv3.nr_types + 1);
 		/* PMUv3 has 10-bit event numbers, PMUv3p1 and later 16-bit. */
 		if (t->pmuver == 1)
 			pmuv3.evtype_mask = 0x3ff;
@@ -379,6 +380,18 @@ static void pmuv3_remove(void)
 
 /* ---- claiming counters from perf ---- */
 
+/* The type whose arm_pmu is pmu (a handful of types: a short walk). */
+static struct pmuv3_type *type_of_pmu(const struct arm_pmu *pmu)
+{
+	/* Pairs with discover()'s release: entries below nr are whole. */
+	unsigned int t, nr = smp_load_acquire(&pmuv3.nr_types);
+
+	for (t = 0; t < nr; t++)
+		if (pmuv3.type[t].pmu == pmu)
+			return &pmuv3.type[t];
+	return NULL;
+}
+
 /*
  * The PMU interrupt is perf's (armv8pmu_handle_irq reads and clears every
  * overflow flag). While kpmc holds counters, this handler runs first: it
@@ -388,8 +401,8 @@ static void pmuv3_remove(void)
 static irqreturn_t pmuv3_handle_irq(struct arm_pmu *pmu)
 {
 	u32 ours = pmuv3_read(PMUV3_PMOVSCLR) & READ_ONCE(pmuv3.claimed_bits);
+	struct pmuv3_type *t = type_of_pmu(pmu);
 	irqreturn_t ret = IRQ_NONE;
-	unsigned int t;
 
 	if (ours) {
 		pmuv3_write(PMUV3_PMOVSCLR, ours);
@@ -397,12 +410,8 @@ static irqreturn_t pmuv3_handle_irq(struct arm_pmu *pmu)
 		kpmc_pmu_overflow();
 		ret = IRQ_HANDLED;
 	}
-	for (t = 0; t < READ_ONCE(pmuv3.nr_types); t++)
-		if (pmuv3.type[t].pmu == pmu && pmuv3.type[t].perf_handle_irq) {
-			if (pmuv3.type[t].perf_handle_irq(pmu) == IRQ_HANDLED)
-				ret = IRQ_HANDLED;
-			break;
-		}
+	if (t && t->perf_handle_irq && t->perf_handle_irq(pmu) == IRQ_HANDLED)
+		ret = IRQ_HANDLED;
 	return ret;
 }
 
@@ -417,9 +426,10 @@ static irqreturn_t pmuv3_handle_irq(struct arm_pmu *pmu)
 static void pmuv3_start_pmu(struct arm_pmu *pmu)
 {
 	struct pmuv3_cpu *c = pmuv3_this(pmuv3_cpu_state);
+	struct pmuv3_type *t = type_of_pmu(pmu);
 
-	if (c->type && c->type->perf_start)
-		c->type->perf_start(pmu);
+	if (t && t->perf_start)
+		t->perf_start(pmu);
 	if (c->granted) {
 		pmuv3_write(PMUV3_PMUSERENR, PMUV3_USERENR_ER | PMUV3_USERENR_CR);
 		pmuv3_isb();
