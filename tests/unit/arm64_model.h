@@ -18,9 +18,18 @@
 #define ARM_MODEL_TYPES		2
 #define ARM_MODEL_COUNTERS	31	/* PMEVCNTRn registers the architecture names */
 
-/* perf's counter numbering of 5.10-6.1 (compat.h picks the kernel's). */
+/*
+ * perf's counter numbering (compat.h picks the kernel's): 5.10-6.1 put the
+ * cycle counter at 0 and event counter n at n + 1; later kernels event
+ * counter n at n and the cycle counter at 31 (the test is built both ways).
+ */
+#ifdef ARM_MODEL_NEW_IDX
+#define KPMC_ARMPMU_IDX_CYCLE	31
+#define KPMC_ARMPMU_IDX_EVENT0	0
+#else
 #define KPMC_ARMPMU_IDX_CYCLE	0
 #define KPMC_ARMPMU_IDX_EVENT0	1
+#endif
 
 /* ---- kernel primitives the backend uses ---- */
 typedef enum { IRQ_NONE = 0, IRQ_HANDLED = 1 } irqreturn_t;

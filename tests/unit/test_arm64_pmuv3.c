@@ -6,7 +6,8 @@
  * both arm_pmus, the PMCEID map, claiming in both PMUs' allocators, exact
  * counts of a thread that migrates between types, counters and events a
  * type lacks (uncounted, never written), the CPU lifecycle ops, and the
- * zeroing of unused counters before EL0 may read them.
+ * zeroing of unused counters before EL0 may read them. Built twice: with
+ * perf's counter numbering of 5.10-6.1 and of 6.12 and later.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -125,6 +126,19 @@ static void test_pmceid_map(void **state)
 	expect_refused("pmc1=0x10000", "does not fit PMEVTYPER");
 }
 
+/* perf's used_mask bits of the pmcN in pmcs, in this kernel's numbering. */
+static unsigned long pbits(unsigned int pmcs)
+{
+	unsigned long bits = 0;
+	unsigned int slot;
+
+	for (slot = 0; slot < KPMC_MAX_COUNTERS; slot++)
+		if (pmcs & 1u << slot)
+			bits |= 1UL << (slot ? KPMC_ARMPMU_IDX_EVENT0 + slot - 1 :
+					KPMC_ARMPMU_IDX_CYCLE);
+	return bits;
+}
+
 /* Every CPU's perf used_mask word. */
 static void used(unsigned long out[ARM_MODEL_CPUS])
 {
@@ -143,16 +157,16 @@ static void test_claim_both_pmus(void **state)
 
 	(void)state;
 	assert_int_equal(probe(), 0);
-	/* perf's own: event counter 2 on CPU 2; then event counter 5 on CPU 1. */
-	am.pmu[1].used_mask[2][0] = 1UL << 3;
-	am.pmu[0].used_mask[1][0] = 1UL << 6;
+	/* perf's own: event counter 2 (pmc3) on CPU 2; then event counter 5 (pmc6) on CPU 1. */
+	am.pmu[1].used_mask[2][0] = pbits(1u << 3);
+	am.pmu[0].used_mask[1][0] = pbits(1u << 6);
 	assert_int_equal(be->claim(0x43, why, sizeof(why)), -EBUSY);
 	assert_string_equal(why,
 			    "counter pmc6 is in use by perf on CPU 1 (stop the perf user, or the NMI watchdog, first)");
 	used(u);
 	assert_int_equal(u[0], 0);
-	assert_int_equal(u[1], 1UL << 6);
-	assert_int_equal(u[2], 1UL << 3);
+	assert_int_equal(u[1], pbits(1u << 6));
+	assert_int_equal(u[2], pbits(1u << 3));
 	assert_int_equal(u[3], 0);
 	assert_ptr_equal(am.pmu[0].handle_irq, perf_irq);
 	assert_ptr_equal(am.pmu[1].handle_irq, perf_irq);
@@ -160,11 +174,10 @@ static void test_claim_both_pmus(void **state)
 	am.pmu[0].used_mask[1][0] = 0;
 	assert_int_equal(be->claim(0x43, why, sizeof(why)), 0);
 	used(u);
-	/* perf index = pmc number on 6.1: cycles 0, event counter n at n + 1. */
-	assert_int_equal(u[0], 0x43);
-	assert_int_equal(u[1], 0x43);
-	assert_int_equal(u[2], 0x03 | 1UL << 3);	/* LITTLE has no pmc6 */
-	assert_int_equal(u[3], 0x03);
+	assert_int_equal(u[0], pbits(0x43));
+	assert_int_equal(u[1], pbits(0x43));
+	assert_int_equal(u[2], pbits(0x03 | 1u << 3));	/* LITTLE has no pmc6 */
+	assert_int_equal(u[3], pbits(0x03));
 	for (cpu = 0; cpu < ARM_MODEL_CPUS; cpu++)
 		assert_int_equal(am.cpu[cpu].pmcr & (PMUV3_PMCR_E | PMUV3_PMCR_LC),
 				 PMUV3_PMCR_E | PMUV3_PMCR_LC);
@@ -184,7 +197,7 @@ static void test_claim_both_pmus(void **state)
 	used(u);
 	assert_int_equal(u[0], 0);
 	assert_int_equal(u[1], 0);
-	assert_int_equal(u[2], 1UL << 3);
+	assert_int_equal(u[2], pbits(1u << 3));
 	assert_int_equal(u[3], 0);
 	for (cpu = 0; cpu < ARM_MODEL_TYPES; cpu++) {
 		assert_ptr_equal(am.pmu[cpu].handle_irq, perf_irq);
@@ -347,8 +360,8 @@ static void test_zero_unused_on_grant(void **state)
 	be->load(&a, zero);
 	arm_model_run(100);
 	be->stop(&a);
-	/* perf's own event on event counter 4 (perf index 5); counter 5 free, stale. */
-	am.pmu[0].used_mask[0][0] |= 1UL << 5;
+	/* perf's own event on event counter 4 (pmc5); counter 5 free, stale. */
+	am.pmu[0].used_mask[0][0] |= pbits(1u << 5);
 	c->evcntr[4] = 777;
 	c->evcntr[5] = 555;
 	c->ccntr = 12345;
@@ -373,7 +386,7 @@ static void test_zero_unused_on_grant(void **state)
 	/* EL0 index: cycles at 31, event counter n at n; none for what LITTLE lacks. */
 	assert_int_equal(be->user_index(&b, 0), 31);
 	assert_int_equal(be->user_index(&b, 1), 0);
-	am.pmu[0].used_mask[0][0] &= ~(1UL << 5);
+	am.pmu[0].used_mask[0][0] &= ~pbits(1u << 5);
 	be->unclaim(0xf);
 	assert_int_equal(am.pmu[0].used_mask[0][0], 0);
 }
@@ -421,7 +434,7 @@ static void test_offline_at_probe(void **state)
 	assert_string_equal(desc.core_type[1].name, "armv8_cortex_a53");
 	assert_string_equal(desc.core_type[1].cpus, "2-3");
 	assert_int_equal(desc.core_type[1].counters, 0x1f);
-	assert_int_equal(am.pmu[1].used_mask[2][0], 0x3);
+	assert_int_equal(am.pmu[1].used_mask[2][0], pbits(0x3));
 	assert_int_equal(am.pmu[1].used_mask[3][0], 0);	/* still offline */
 	assert_ptr_equal(am.pmu[1].handle_irq, am.pmu[0].handle_irq);	/* kpmc's */
 	assert_int_equal(am.cpu[2].pmcr & PMUV3_PMCR_E, PMUV3_PMCR_E);
@@ -441,7 +454,7 @@ static void test_offline_at_probe(void **state)
 	arm_model_cpu(3);
 	assert_int_equal(be->cpu_online(3), 0);
 	assert_int_equal(am.find_pmu_calls, 2);
-	assert_int_equal(am.pmu[1].used_mask[3][0], 0x3);
+	assert_int_equal(am.pmu[1].used_mask[3][0], pbits(0x3));
 
 	be->unclaim(0x3);
 	assert_int_equal(am.pmu[1].used_mask[2][0], 0);
