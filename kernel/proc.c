@@ -79,11 +79,21 @@ static int info_show(struct seq_file *m, void *v)
 		for (i = 0; i < kpmc_pmu.nr_counters; i++)
 			seq_printf(m, " %u", kpmc_pmu.width[i]);
 		seq_puts(m, "\n");
-		/* Hybrid CPUs: one PMU per core type; pmc numbers are their union. */
-		for (i = 0; i < kpmc_pmu.nr_core_types; i++)
+		/*
+		 * Hybrid CPUs: one PMU per core type; pmc numbers are their union.
+		 * arm64 lists its one type too, with the events its PMCEID
+		 * implements (bit e: event e; then bit e: event 0x4000 + e), for
+		 * kpmc -L.
+		 */
+		for (i = 0; i < kpmc_pmu.nr_core_types; i++) {
+			const struct kpmc_core_type *ct = &kpmc_pmu.core_type[i];
+
 			seq_printf(m, "core_type%u: %s: cpus %s: pmc mask 0x%x: %s\n", i,
-				   kpmc_pmu.core_type[i].name, kpmc_pmu.core_type[i].cpus,
-				   kpmc_pmu.core_type[i].counters, kpmc_pmu.core_type[i].detail);
+				   ct->name, ct->cpus, ct->counters, ct->detail);
+			if (ct->events[0] || ct->events[1])
+				seq_printf(m, "core_type%u_events: 0x%016llx 0x%016llx\n", i,
+					   ct->events[0], ct->events[1]);
+		}
 	}
 	seq_printf(m, "monitoring_module: %s\n", mm ? mm->name : "none");
 	seq_puts(m, "virtual_counters:");

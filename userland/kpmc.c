@@ -587,7 +587,8 @@ int main(int argc, char **argv)
 			/* -L or -LFILTER, or -L FILTER as the last argument. */
 			if (!optarg && optind < argc && argv[optind][0] != '-')
 				optarg = argv[optind++];
-			return kpmc_pfm_list(stdout, optarg) ? 1 : 0;
+			return kpmc_pfm_list(stdout, optarg, PROC_DIR "/info",
+					     "/sys/bus/event_source/devices") ? 1 : 0;
 		case 'I':
 			return print_info();
 		case 'h':

@@ -6,6 +6,8 @@
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
+#include <dirent.h>
+#include <stdbool.h>
 #include <perfmon/pfmlib.h>
 #include <perfmon/pfmlib_perf_event.h>
 
@@ -203,31 +205,238 @@ int kpmc_pfm_encode(const char *backend, const char *pmu_line, const struct kpmc
 	return -1;
 }
 
+int kpmc_read_event_maps(const char *info_path, struct kpmc_event_maps *m)
+{
+	char line[512], *p;
+	unsigned int t;
+	unsigned long long a, b;
+	FILE *f = fopen(info_path, "r");
+
+	memset(m, 0, sizeof(*m));
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "core_type", 9) || !isdigit((unsigned char)line[9]))
+			continue;
+		t = (unsigned int)strtoul(line + 9, &p, 10);
+		if (t >= KPMC_MAX_EVENT_TYPES)
+			continue;
+		if (!strncmp(p, ": ", 2)) {
+			/* "core_type0: armv8_pmuv3_0: cpus 0: ..." */
+			p += 2;
+			snprintf(m->name[t], sizeof(m->name[t]), "%.*s", (int)strcspn(p, ":\n"), p);
+		} else if (sscanf(p, "_events: %llx %llx", &a, &b) == 2) {
+			m->map[t][0] = a;
+			m->map[t][1] = b;
+			if (t + 1 > m->nr)
+				m->nr = t + 1;
+		}
+	}
+	if (f)
+		fclose(f);
+	return m->nr ? 0 : -1;
+}
+
+/*
+ * Implemented common events -L leaves out, as perf's sysfs does: SW_INCR
+ * (EL0 writes to PMSWINC_EL0 trap) and CHAIN (useless alone). Raw pmcN=0x0
+ * and pmcN=0x1e still work.
+ */
+static bool unlisted(uint64_t code)
+{
+	return code == 0x00 || code == 0x1e;
+}
+
+/* Word and bit of architected event code in a map; -1 if PMCEID cannot say. */
+static int arch_bit(uint64_t code, unsigned int *word)
+{
+	if (code < 64) {
+		*word = 0;
+		return (int)code;
+	}
+	if (code >= 0x4000 && code < 0x4040) {
+		*word = 1;
+		return (int)(code - 0x4000);
+	}
+	return -1;
+}
+
+int kpmc_event_implemented(const struct kpmc_event_maps *m, int type, uint64_t code)
+{
+	unsigned int w, t;
+	int bit = arch_bit(code, &w);
+
+	if (bit < 0)
+		return -1;
+	for (t = 0; t < m->nr; t++)
+		if ((type < 0 || (unsigned int)type == t) && (m->map[t][w] >> bit & 1))
+			return 1;
+	return 0;
+}
+
 struct lister {
 	FILE *f;
 	const char *filter;
 	int n;
+	/* arm64 with PMCEID maps: */
+	const struct kpmc_event_maps *m;
+	bool impdef;			/* this pass lists implementation-defined events */
+	bool header;			/* its heading is out */
+	bool listed[2][64];		/* architected events libpfm4 named */
 };
+
+static bool wanted(const struct lister *l, const char *name, const char *desc)
+{
+	return !l->filter || strcasestr(name, l->filter) || (desc && strcasestr(desc, l->filter));
+}
+
+/* " [only on armv8_cortex_a53]" when some core type lacks code. */
+static void types_note(const struct kpmc_event_maps *m, uint64_t code, char *out, size_t len)
+{
+	size_t used = 0;
+	unsigned int t;
+
+	out[0] = '\0';
+	for (t = 0; t < m->nr; t++)
+		if (!kpmc_event_implemented(m, (int)t, code))
+			break;
+	if (t == m->nr)
+		return;
+	for (t = 0; t < m->nr && used < len; t++)
+		if (kpmc_event_implemented(m, (int)t, code) == 1)
+			used += (size_t)snprintf(out + used, len - used, "%s%s",
+						 used ? "," : " [only on ", m->name[t]);
+	if (used && used < len)
+		snprintf(out + used, len - used, "]");
+}
 
 static void list_one(const pfm_pmu_info_t *p, const pfm_event_info_t *e, void *arg)
 {
 	struct lister *l = arg;
+	uint64_t code = e->code & 0xffff;
+	char note[160];
+	unsigned int w;
+	int bit, imp;
 
-	if (l->filter && !strcasestr(e->name, l->filter) &&
-	    !(e->desc && strcasestr(e->desc, l->filter)))
+	if (!l->m) {
+		if (!wanted(l, e->name, e->desc))
+			return;
+		fprintf(l->f, "%s::%-32s %s\n", p->name, e->name, e->desc ? e->desc : "");
+		l->n++;
 		return;
-	fprintf(l->f, "%s::%-32s %s\n", p->name, e->name, e->desc ? e->desc : "");
+	}
+	/* arm64: this PMU's events, each with its number. */
+	if (p->type != PFM_PMU_TYPE_CORE)
+		return;
+	imp = kpmc_event_implemented(l->m, -1, code);
+	if (l->impdef != (imp < 0) || !imp || unlisted(code))
+		return;
+	bit = arch_bit(code, &w);
+	if (bit >= 0)
+		l->listed[w][bit] = true;
+	if (!wanted(l, e->name, e->desc))
+		return;
+	if (l->impdef && !l->header) {
+		fprintf(l->f, "# implementation-defined events of libpfm4's %s table: PMCEID does not enumerate them, perf's sysfs lists none of them, and they count where the core has them\n",
+			p->name);
+		l->header = true;
+	}
+	types_note(l->m, code, note, sizeof(note));
+	fprintf(l->f, "%s::%-32s 0x%02llx %s%s\n", p->name, e->name, (unsigned long long)code,
+		e->desc ? e->desc : "", note);
 	l->n++;
 }
 
-int kpmc_pfm_list(FILE *f, const char *filter)
+/* perf's name of architected event code on one of the PMUs of m, from sysfs; "" if none. */
+static void perf_name(const struct kpmc_event_maps *m, const char *sysfs_dir, uint64_t code,
+		      char *out, size_t len)
 {
-	struct lister l = { f, filter, 0 };
+	char path[512], buf[64];
+	unsigned int t;
+	struct dirent *d;
+
+	out[0] = '\0';
+	for (t = 0; t < m->nr && !out[0]; t++) {
+		DIR *dir;
+
+		snprintf(path, sizeof(path), "%s/%s/events", sysfs_dir, m->name[t]);
+		dir = opendir(path);
+		while (dir && !out[0] && (d = readdir(dir))) {
+			FILE *f;
+
+			if (d->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/events/%s", sysfs_dir, m->name[t],
+				 d->d_name);
+			f = fopen(path, "r");
+			/* "event=0x0023" */
+			if (f && fgets(buf, sizeof(buf), f) && !strncmp(buf, "event=", 6) &&
+			    strtoull(buf + 6, NULL, 0) == code) {
+				size_t n = strnlen(d->d_name, len - 1);
+
+				memcpy(out, d->d_name, n);
+				out[n] = '\0';
+			}
+			if (f)
+				fclose(f);
+		}
+		if (dir)
+			closedir(dir);
+	}
+}
+
+/*
+ * The architected events PMCEID says some core type implements but
+ * libpfm4's table does not name: listed by perf's name (or their number),
+ * to be counted as pmcN=0xNN.
+ */
+static void list_unnamed(struct lister *l, const char *sysfs_dir)
+{
+	char name[64], desc[160], note[160];
+	unsigned int w, bit;
+
+	for (w = 0; w < 2; w++)
+		for (bit = 0; bit < 64; bit++) {
+			uint64_t code = w ? 0x4000 + bit : bit;
+
+			if (l->listed[w][bit] || kpmc_event_implemented(l->m, -1, code) != 1 ||
+			    unlisted(code))
+				continue;
+			perf_name(l->m, sysfs_dir, code, name, sizeof(name));
+			if (!name[0])
+				snprintf(name, sizeof(name), "0x%02llx", (unsigned long long)code);
+			snprintf(desc, sizeof(desc),
+				 "common event not in libpfm4's table: count it as pmcN=0x%llx",
+				 (unsigned long long)code);
+			if (!wanted(l, name, desc))
+				continue;
+			types_note(l->m, code, note, sizeof(note));
+			fprintf(l->f, "pmuv3::%-32s 0x%02llx %s%s\n", name, (unsigned long long)code,
+				desc, note);
+			l->n++;
+		}
+}
+
+int kpmc_pfm_list(FILE *f, const char *filter, const char *info_path, const char *sysfs_dir)
+{
+	struct kpmc_event_maps maps;
+	struct lister l;
 	char err[128];
 
+	memset(&l, 0, sizeof(l));
+	l.f = f;
+	l.filter = filter;
 	if (pfm_ready(NULL, err, sizeof(err))) {
 		fprintf(stderr, "kpmc: %s\n", err);
 		return -1;
+	}
+	if (!kpmc_read_event_maps(info_path, &maps)) {
+		/*
+		 * arm64: exactly the common events PMCEID implements (what perf's
+		 * sysfs lists), then libpfm4's implementation-defined ones.
+		 */
+		l.m = &maps;
+		for_each_event(list_one, &l);
+		list_unnamed(&l, sysfs_dir);
+		l.impdef = true;
 	}
 	for_each_event(list_one, &l);
 	if (!l.n)

@@ -42,7 +42,34 @@ int kpmc_names_to_raw(const char *info_path, const char *set, char *out, size_t 
 int kpmc_config_to_raw(const char *info_path, const char *config, char *out, size_t len,
 		       char *err, size_t elen);
 
-/* kpmc -L [FILTER]: the events of the PMUs libpfm4 detects here. */
-int kpmc_pfm_list(FILE *f, const char *filter);
+/*
+ * The architected events each PMU type implements, as kpmc's info file
+ * gives them (arm64: "core_typeN_events:", from PMCEID): bit e of map[t][0]
+ * is event e, of map[t][1] event 0x4000 + e.
+ */
+#define KPMC_MAX_EVENT_TYPES	4
+struct kpmc_event_maps {
+	unsigned int nr;
+	char name[KPMC_MAX_EVENT_TYPES][32];	/* perf's PMU, e.g. armv8_pmuv3_0 */
+	uint64_t map[KPMC_MAX_EVENT_TYPES][2];
+};
+
+/* 0 and the maps, or -1 when info lists none (another backend, no module). */
+int kpmc_read_event_maps(const char *info_path, struct kpmc_event_maps *m);
+
+/*
+ * Does type (-1: any type) implement architected event code? 1 or 0; -1
+ * when code is implementation defined (PMCEID cannot say).
+ */
+int kpmc_event_implemented(const struct kpmc_event_maps *m, int type, uint64_t code);
+
+/*
+ * kpmc -L [FILTER]: the events of the PMUs libpfm4 detects here. With the
+ * arm64-pmuv3 backend (info_path lists PMCEID maps): the common events some
+ * core type implements, with their numbers, named by libpfm4 or, where its
+ * table lacks one, by perf (sysfs_dir/PMU/events); then, after a '#' line,
+ * libpfm4's implementation-defined events.
+ */
+int kpmc_pfm_list(FILE *f, const char *filter, const char *info_path, const char *sysfs_dir);
 
 #endif

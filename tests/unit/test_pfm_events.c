@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Event names through libpfm4 for x86 backends: the "pmu:" line of
+ * Event names through libpfm4 for x86 backends (and arm64's PMCEID maps
+ * for kpmc -L): the "pmu:" line of
  * /proc/kpmc/info picks libpfm4's table (whatever this machine is), and
  * names encode into the raw configuration the backend parses.
  */
@@ -129,6 +130,43 @@ static void test_config_to_raw(void **state)
 	unlink(info);
 }
 
+/* arm64: the PMCEID maps of /proc/kpmc/info, one per core type, for kpmc -L. */
+static void test_event_maps(void **state)
+{
+	char info[] = "/tmp/kpmc-info-XXXXXX";
+	struct kpmc_event_maps m;
+	int fd = mkstemp(info);
+	FILE *f = fdopen(fd, "w");
+
+	(void)state;
+	assert_non_null(f);
+	fprintf(f, "backend: arm64-pmuv3\n"
+		"core_type0: armv8_cortex_a57: cpus 0-1: pmc mask 0x7f: MIDR 0x411fd070, PMUVer 0x4, 6 event counters\n"
+		"core_type0_events: 0x0000000f0fffffff 0x0000000100000000\n"
+		"core_type1: armv8_cortex_a53: cpus 2-3: pmc mask 0x1f: MIDR 0x410fd034, PMUVer 0x4, 4 event counters\n"
+		"core_type1_events: 0x000000072fffffff 0x0000000000000008\n");
+	fclose(f);
+	assert_int_equal(kpmc_read_event_maps(info, &m), 0);
+	assert_int_equal(m.nr, 2);
+	assert_string_equal(m.name[0], "armv8_cortex_a57");
+	assert_string_equal(m.name[1], "armv8_cortex_a53");
+	assert_int_equal(kpmc_event_implemented(&m, -1, 0x23), 1);	/* big: PMCEID1[3] */
+	assert_int_equal(kpmc_event_implemented(&m, 1, 0x23), 0);
+	assert_int_equal(kpmc_event_implemented(&m, 0, 0x1d), 0);	/* LITTLE only */
+	assert_int_equal(kpmc_event_implemented(&m, 1, 0x1d), 1);
+	assert_int_equal(kpmc_event_implemented(&m, -1, 0x24), 0);
+	assert_int_equal(kpmc_event_implemented(&m, 1, 0x4003), 1);	/* PMCEID0[35] */
+	assert_int_equal(kpmc_event_implemented(&m, -1, 0x4020), 1);	/* PMCEID1[32] */
+	assert_int_equal(kpmc_event_implemented(&m, -1, 0x4021), 0);
+	assert_int_equal(kpmc_event_implemented(&m, -1, 0x40), -1);	/* not enumerated */
+	/* Other backends list no maps. */
+	f = fopen(info, "w");
+	fprintf(f, "backend: intel\npmu: %s\n", skl);
+	fclose(f);
+	assert_int_equal(kpmc_read_event_maps(info, &m), -1);
+	unlink(info);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +174,7 @@ int main(void)
 		cmocka_unit_test(test_intel_names),
 		cmocka_unit_test(test_zen4_config),
 		cmocka_unit_test(test_config_to_raw),
+		cmocka_unit_test(test_event_maps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

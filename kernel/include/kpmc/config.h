@@ -37,6 +37,11 @@ struct kpmc_core_type {
 	char cpus[64];			/* CPU list, e.g. "0-7,16-23" */
 	u32 counters;			/* bit N: this type has pmcN */
 	char detail[64];		/* the backend's words on its counters */
+	/*
+	 * The architected events the type implements, where the PMU says
+	 * (arm64 PMCEID): bit e of [0] is event e, of [1] event 0x4000 + e.
+	 */
+	u64 events[2];
 };
 
 /* What the parser must know of the PMU; filled by the backend's probe. */
