@@ -61,7 +61,11 @@ for v in $(sed -n 's/.*phandle = <\(0x[0-9a-f]*\)>;.*/\1/p' "$tmp/virt.dts"); do
 	[ $((v)) -gt $max ] && max=$((v))
 done
 ph=$(printf '0x%x' $((max + 0x100)))
-awk -v ph="$ph" -v param="$PARAM" -v ts="$timer_stop" '
+# With one CPU QEMU leaves out enable-method, and cpuidle-psci only takes a
+# CPU whose enable-method is "psci".
+addem=0
+grep -q 'enable-method = "psci"' "$tmp/virt.dts" || addem=1
+awk -v ph="$ph" -v param="$PARAM" -v ts="$timer_stop" -v addem=$addem '
 	/^\tcpus \{/ { incpus = 1; print; next }
 	incpus && /^\t\};/ {
 		print ""
@@ -81,13 +85,20 @@ awk -v ph="$ph" -v param="$PARAM" -v ts="$timer_stop" '
 		incpus = 0
 		next
 	}
-	incpus && /^\t\tcpu@[0-9a-f]+ \{/ { print; print "\t\t\tcpu-idle-states = <" ph ">;"; ncpu++; next }
+	incpus && /^\t\tcpu@[0-9a-f]+ \{/ {
+		print
+		print "\t\t\tcpu-idle-states = <" ph ">;"
+		if (addem) print "\t\t\tenable-method = \"psci\";"
+		ncpu++
+		next
+	}
 	{ print }
 	END { if (ncpu == 0) exit 1 }
 ' "$tmp/virt.dts" >"$tmp/idle.dts" || { echo "idle-dtb: no /cpus/cpu@N nodes in QEMU's tree" >&2; exit 1; }
 n=$(grep -c 'cpu-idle-states' "$tmp/idle.dts")
 [ "$n" -eq "$smp" ] || { echo "idle-dtb: $n CPU nodes for -smp $smp" >&2; exit 1; }
 dtc -q -I dts -O dtb -o "$tmp/idle.dtb" "$tmp/idle.dts"
+rm -f "$cache"/virt-idle-smp"$smp"-*.dtb "$cache"/virt-idle-smp"$smp"-*.dts
 cp "$tmp/idle.dts" "${out%.dtb}.dts"
 mv "$tmp/idle.dtb" "$out"
 echo "$out"
