@@ -8,8 +8,13 @@
 # success, which Linux counts as a failed entry: the state's "rejected"
 # rises, not its "usage" (on hardware, usage). Both went through
 # cpu_pm_enter()/cpu_pm_exit(), so the entries are usage + rejected.
-# On -smp 2 QEMU's instruction count is one for all vCPUs (icount), so a
-# thread's count is compared with perf's count of the same workload (0.1%).
+# On -smp 2 QEMU's instruction count is one for all vCPUs (icount): a CPU's
+# user-mode count also takes the other vCPU's instructions. So a thread runs
+# on CPU 0 beside the test's shell, the other CPU idle, and its count must lie
+# in [2RN, 2RN + 0.2% + 20,000] (2RN: its loops; then libc, ~155
+# instructions a round, and the other vCPU's few). perf's count of the same
+# workload (tests/progs/perfcount) is printed beside it; it is no exact
+# reference here: it read 592,491,116 once for 600,000,000 loop instructions.
 
 # pd_state CPU: the sysfs directory of CPU's power-down idle state.
 pd_state() {
@@ -33,16 +38,14 @@ pd_entries() {
 	echo $n
 }
 
-# perf_ref CMD...: perf's user-mode instruction count of CMD, the smaller of two runs.
+# perf_ref CMD...: perf's user-mode instruction count of CMD.
 perf_ref() {
-	a=$("$BIN/perfcount" "$@" | sed -n 's/^perfcount count=\([0-9]*\) .*/\1/p')
-	b=$("$BIN/perfcount" "$@" | sed -n 's/^perfcount count=\([0-9]*\) .*/\1/p')
-	[ -n "$a" ] && [ -n "$b" ] && { [ "$a" -le "$b" ] && echo "$a" || echo "$b"; }
+	"$BIN/perfcount" "$@" | sed -n 's/^perfcount count=\([0-9]*\) .*/\1/p'
 }
 
-# within_permille A B: |A - B| <= B / 1000
-within_permille() {
-	[ -n "$1" ] && [ -n "$2" ] && d=$(($1 - $2)) && [ ${d#-} -le $(($2 / 1000)) ]
+# loop_window COUNT LOOPS: COUNT in [LOOPS, LOOPS + 0.2% + 20000] (see above).
+loop_window() {
+	[ -n "$1" ] && [ "$1" -ge "$2" ] && [ "$1" -le $(($2 + $2 / 500 + 20000)) ]
 }
 
 # sys_col FILE CPU COLUMN: a column of "kpmc -S -A" (cpu records counted_ms pmc...).
@@ -68,13 +71,17 @@ suspend_idle() {
 idle_pm_tests() {
 	# (a) The CPUs power down between the time slices of a monitored workload
 	# that sleeps often: 100 rounds of 200,000 instructions and 5 ms asleep.
+	# The thread runs on CPU 0 with the test's shell (-smp 2 counts take
+	# the other vCPU's instructions: keep that one idle).
 	R=100
 	N=100000
 	r=""
+	taskset -p 1 $$ >/dev/null
 	ref=$(perf_ref "$BIN/spinsleep" $R $N 5)
 	e0=$(pd_entries)
 	kpmc -A -c pmc1=0x8 -- "$BIN/spinsleep" $R $N 5 >$OUT/idlepm.txt 2>&1 || r="kpmc failed: $(tail -n 3 $OUT/idlepm.txt);"
 	e1=$(pd_entries)
+	taskset -p 3 $$ >/dev/null
 	got=$(single_total $OUT/idlepm.txt 4)
 	echo "idle pm: spinsleep $R $N 5: kpmc $got, perf $ref user instructions, $((e1 - e0)) power-down entries"
 	[ $((e1 - e0)) -ge 50 ] || r="$r only $((e1 - e0)) power-down idle entries (usage+rejected) during the run, expected >= 50;"
@@ -82,13 +89,19 @@ idle_pm_tests() {
 
 	# (b) The thread's count is exact across those power-downs.
 	r=""
-	[ -n "$ref" ] && [ "$ref" -ge $((2 * R * N)) ] || r="perf's reference count '$ref' < $((2 * R * N));"
-	within_permille "$got" "$ref" ||
-		r="$r kpmc counted '$got' user instructions, perf $ref (more than 0.1% apart; a PMU reset at CPU_PM_EXIT not handled?);"
+	loop_window "$got" $((2 * R * N)) ||
+		r="$r kpmc counted '$got' user instructions for $((2 * R * N)) in loops (perf: $ref; a PMU reset at CPU_PM_EXIT not handled?);"
 	verdict smp_idle_pm_thread_exact "$r"
 
-	# System-wide: each CPU's counters run through its idle power-downs.
+	# System-wide: each CPU's counters run through its idle power-downs. On
+	# -smp 2 a CPU's user-mode count also takes the other vCPU's instructions
+	# (QEMU's one icount): the more wake-ups, the more; here 10% to 18% with
+	# no PMU reset (no cpuidle), 40% with the short rounds above. Bounds
+	# [total loops, +50%]; a reset shows as 0 or 2^32 on a CPU.
 	r=""
+	N=1000000
+	R=50
+	ref=$((2 * R * N))
 	e0=$(pd_entries)
 	kpmc -S -A -c pmc1=0x8 -- sh -c "$BIN/spinsleep $R $N 5 & $BIN/spinsleep $R $N 5 & wait" >$OUT/idlepm_sys.txt 2>&1 ||
 		r="kpmc -S failed: $(tail -n 3 $OUT/idlepm_sys.txt);"
@@ -97,8 +110,8 @@ idle_pm_tests() {
 	c0=$(sys_col $OUT/idlepm_sys.txt 0 4)
 	c1=$(sys_col $OUT/idlepm_sys.txt 1 4)
 	lo=$((2 * ref))
-	hi=$((2 * ref + 2 * ref / 10))
-	echo "idle pm: system-wide 2 x spinsleep: cpu0=$c0 cpu1=$c1 all=$all (expected $lo..$hi), $((e1 - e0)) power-down entries"
+	hi=$((2 * ref + ref))
+	echo "idle pm: system-wide 2 x spinsleep $R $N 5: cpu0=$c0 cpu1=$c1 all=$all (expected $lo..$hi), $((e1 - e0)) power-down entries"
 	[ $((e1 - e0)) -ge 50 ] || r="$r only $((e1 - e0)) power-down entries;"
 	[ -n "$all" ] && [ "$all" -ge $lo ] && [ "$all" -le $hi ] ||
 		r="$r all CPUs counted '$all' user instructions, expected $lo..$hi;"
@@ -114,6 +127,7 @@ idle_pm_tests() {
 	# the guest is suspended: then nothing wakes it (its clock stands still).
 	r=""
 	L=100000000
+	taskset -p 1 $$ >/dev/null
 	lref=$(perf_ref "$BIN/spinsleep" 3 $L 700)
 	s0=$(pd_entries s2idle)
 	kpmc -A -c pmc1=0x8 -- "$BIN/spinsleep" 3 $L 700 >$OUT/idlepm_susp.txt 2>&1 &
@@ -121,11 +135,12 @@ idle_pm_tests() {
 	sleep 0.4
 	suspend_idle 3 || r="suspend failed: $susp_info;"
 	wait $kp || r="$r kpmc failed: $(tail -n 3 $OUT/idlepm_susp.txt);"
+	taskset -p 3 $$ >/dev/null
 	s1=$(pd_entries s2idle)
 	got=$(single_total $OUT/idlepm_susp.txt 4)
 	echo "idle pm: suspend during spinsleep 3 $L 700: kpmc $got, perf $lref; $susp_info; s2idle power-down entries $((s1 - s0))"
 	[ $((s1 - s0)) -ge 1 ] || r="$r no s2idle entry of the power-down state;"
-	within_permille "$got" "$lref" || r="$r kpmc counted '$got' user instructions, perf $lref;"
+	loop_window "$got" $((6 * L)) || r="$r kpmc counted '$got' user instructions for $((6 * L)) in loops (perf: $lref);"
 	verdict smp_idle_pm_suspend_thread "$r"
 
 	r=""
@@ -139,8 +154,8 @@ idle_pm_tests() {
 	all=$(sys_col $OUT/idlepm_susp_sys.txt all 4)
 	c0=$(sys_col $OUT/idlepm_susp_sys.txt 0 4)
 	c1=$(sys_col $OUT/idlepm_susp_sys.txt 1 4)
-	lo=$((2 * lref))
-	hi=$((2 * lref + 2 * lref / 20))
+	lo=$((12 * L))
+	hi=$((12 * L + 12 * L / 5))
 	echo "idle pm: suspend during system-wide 2 x spinsleep 3 $L 700: cpu0=$c0 cpu1=$c1 all=$all (expected $lo..$hi); $susp_info"
 	[ $((s1 - s0)) -ge 1 ] || r="$r no s2idle entry of the power-down state;"
 	[ -n "$all" ] && [ "$all" -ge $lo ] && [ "$all" -le $hi ] ||
