@@ -10,9 +10,9 @@
 # with dtc. Cached under ~/.cache/kpmc/dtb/ by a hash of its inputs.
 #
 # QEMU 7.2's PSCI (the guest says "PSCIv1.1 detected") takes the original
-# power_state format, and CPU_SUSPEND accepts values with no bit above 16
-# set; StateType (bit 16) = 1 is power-down (bit 30 of the extended format
-# would get INVALID_PARAMETERS). QEMU then waits for an interrupt (WFI) and
+# power_state format (PSCI_FEATURES does not announce the extended one, so
+# Linux would refuse bit 30, the extended format's power-down bit); StateType
+# (bit 16) = 1 is power-down. QEMU then waits for an interrupt (WFI) and
 # returns success, so nothing is really lost, but Linux has already run the
 # CPU PM notifiers (arm_pmu's PMU reset at CPU_PM_EXIT included) around the
 # call, and counts the entry as rejected (a power-down that returns).
