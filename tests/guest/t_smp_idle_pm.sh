@@ -48,6 +48,11 @@ loop_window() {
 	[ -n "$1" ] && [ "$1" -ge "$2" ] && [ "$1" -le $(($2 + $2 / 500 + 20000)) ]
 }
 
+# uptime_ms: /proc/uptime in ms (10 ms steps).
+uptime_ms() {
+	awk '{ split($1, a, "."); print a[1] * 1000 + a[2] * 10 }' /proc/uptime
+}
+
 # sys_col FILE CPU COLUMN: a column of "kpmc -S -A" (cpu records counted_ms pmc...).
 sys_col() {
 	awk -v cpu=$2 -v col=$3 '$1 == cpu { print $col }' "$1"
@@ -103,8 +108,10 @@ idle_pm_tests() {
 	R=50
 	ref=$((2 * R * N))
 	e0=$(pd_entries)
+	t0=$(uptime_ms)
 	kpmc -S -A -c pmc1=0x8 -- sh -c "$BIN/spinsleep $R $N 5 & $BIN/spinsleep $R $N 5 & wait" >$OUT/idlepm_sys.txt 2>&1 ||
 		r="kpmc -S failed: $(tail -n 3 $OUT/idlepm_sys.txt);"
+	t1=$(uptime_ms)
 	e1=$(pd_entries)
 	all=$(sys_col $OUT/idlepm_sys.txt all 4)
 	c0=$(sys_col $OUT/idlepm_sys.txt 0 4)
@@ -118,6 +125,16 @@ idle_pm_tests() {
 	[ -n "$c0" ] && [ -n "$c1" ] && [ "$c0" -le $hi ] && [ "$c1" -le $hi ] || r="$r per CPU '$c0' and '$c1' (> $hi: phantom counts);"
 	verdict smp_idle_pm_system_wide "$r"
 	[ -n "$r" ] && cat $OUT/idlepm_sys.txt
+
+	# Without -X, idle time is counted time, power-down included: the two
+	# CPUs' counted_ms add up to about twice the run's (kpmc's own start and
+	# end excepted).
+	ms=$(sys_col $OUT/idlepm_sys.txt all 3 | cut -d. -f1)
+	echo "idle pm: system-wide: $ms ms counted on 2 CPUs in a run of $((t1 - t0)) ms"
+	r=""
+	[ -n "$ms" ] && [ "$ms" -ge $(((t1 - t0) * 3 / 2)) ] && [ "$ms" -le $(((t1 - t0) * 2 + 40)) ] ||
+		r="'$ms' ms counted on 2 CPUs in a run of $((t1 - t0)) ms (power-down time not counted?);"
+	verdict smp_idle_pm_system_wide_time "$r"
 
 	# (c) Suspend (to idle) in the middle of a monitored run: 3 rounds of
 	# 200,000,000 instructions and 700 ms asleep, suspended during the first
