@@ -101,7 +101,11 @@ awk -v ph="$ph" -v param="$PARAM" -v ts="$timer_stop" -v addem=$addem '
 n=$(grep -c 'cpu-idle-states' "$tmp/idle.dts")
 [ "$n" -eq "$smp" ] || { echo "idle-dtb: $n CPU nodes for -smp $smp" >&2; exit 1; }
 dtc -q -I dts -O dtb -o "$tmp/idle.dtb" "$tmp/idle.dts"
-rm -f "$cache"/virt-idle-smp"$smp"-*.dtb "$cache"/virt-idle-smp"$smp"-*.dts
-cp "$tmp/idle.dts" "${out%.dtb}.dts"
+cp "$tmp/idle.dts" "$tmp/keep.dts"
+mv "$tmp/keep.dts" "${out%.dtb}.dts"
 mv "$tmp/idle.dtb" "$out"
+# Older trees for this -smp (another QEMU, another version of this script).
+for f in "$cache"/virt-idle-smp"$smp"-*.dtb "$cache"/virt-idle-smp"$smp"-*.dts; do
+	case $f in "$out" | "${out%.dtb}.dts") ;; *) rm -f "$f" ;; esac
+done
 echo "$out"
