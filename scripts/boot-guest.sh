@@ -25,7 +25,13 @@ arm64)
 	# -icount shift=0: the emulated PMU counts exactly (1 instruction = 1 ns = 1 cycle).
 	cmd=(qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -icount shift=0 -m 512 -smp "$smp"
 		-kernel "$kernel" -initrd "$initrd"
-		-append "console=ttyAMA0 quiet panic=-1 kpmc.mode=$mode $extra")
+		-append "console=ttyAMA0 quiet panic=-1 kpmc.mode=$mode${KPMC_GUEST_IDLE:+ kpmc.idle=$KPMC_GUEST_IDLE} $extra")
+	# KPMC_GUEST_IDLE=powerdown: the board's device tree plus a PSCI power-down
+	# idle state (scripts/idle-dtb.sh), so CPUs go through cpu_pm enter/exit.
+	if [ "${KPMC_GUEST_IDLE:-}" = powerdown ]; then
+		dtb=$("$top/scripts/idle-dtb.sh" arm64 "$smp" 512) || exit 1
+		cmd+=(-dtb "$dtb")
+	fi
 	;;
 x86_64)
 	# KPMC_KERNEL: another kernel image (the patched tier's).

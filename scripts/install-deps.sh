@@ -7,7 +7,7 @@ pkgs=(make gcc bc flex bison libelf-dev cpio busybox-static
 	qemu-system-arm qemu-system-x86 gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	libcmocka-dev libpfm4-dev libncurses-dev linux-headers-amd64 linux-kbuild-6.1
 	libssl-dev xz-utils patch libpfm4-dev:arm64 python3 tmux pkgconf binutils
-	debhelper dh-dkms dpkg-dev fakeroot debootstrap dwarves)
+	debhelper dh-dkms dpkg-dev fakeroot debootstrap dwarves device-tree-compiler)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perfcount [-k] CMD [ARG...]: run CMD under a perf counting event for
+ * retired instructions (PERF_COUNT_HW_INSTRUCTIONS, user mode only unless
+ * -k, inherited by CMD's threads and children, enabled at its exec), wait
+ * for it and print "perfcount count=C enabled=E running=R status=S".
+ * The reference a kpmc count of the same workload is compared with.
+ */
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	struct perf_event_attr attr;
+	int go[2], kernel = 0, fd, status;
+	uint64_t v[3];
+	char c = 0;
+	pid_t pid;
+
+	if (argc > 1 && !strcmp(argv[1], "-k")) {
+		kernel = 1;
+		argv++;
+		argc--;
+	}
+	if (argc < 2) {
+		fprintf(stderr, "usage: perfcount [-k] CMD [ARG...]\n");
+		return 2;
+	}
+	if (pipe(go)) {
+		perror("perfcount: pipe");
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("perfcount: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		/* Wait until the parent has opened the event on this process. */
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(126);
+		execvp(argv[1], argv + 1);
+		perror("perfcount: exec");
+		_exit(127);
+	}
+	close(go[0]);
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	attr.disabled = 1;
+	attr.enable_on_exec = 1;
+	attr.inherit = 1;
+	attr.exclude_kernel = !kernel;
+	attr.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1, 0);
+	if (fd < 0) {
+		perror("perfcount: perf_event_open");
+		kill(pid, 9);
+		return 1;
+	}
+	if (write(go[1], &c, 1) != 1) {
+		perror("perfcount: write");
+		return 1;
+	}
+	close(go[1]);
+	if (waitpid(pid, &status, 0) != pid) {
+		perror("perfcount: waitpid");
+		return 1;
+	}
+	if (read(fd, v, sizeof(v)) != sizeof(v)) {
+		perror("perfcount: read");
+		return 1;
+	}
+	printf("perfcount count=%llu enabled=%llu running=%llu status=%d\n",
+	       (unsigned long long)v[0], (unsigned long long)v[1],
+	       (unsigned long long)v[2], WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	return 0;
+}
