@@ -22,6 +22,18 @@
  *
  * the reference kpmc's count of another run under the same pattern is
  * compared with.
+ *
+ * cpuhop [-c CPU] -O HALF_MS [-D DELAY_MS] STOPFILE: the other side, the
+ * cycler: as a SCHED_FIFO thread (a shell loop at normal priority starves
+ * behind the spinning thread once CPU goes offline and both are on CPU 0:
+ * its "sleep 0.01" ended with the spinner), wait DELAY_MS, then take CPU
+ * offline, wait HALF_MS, bring it online, wait HALF_MS, until STOPFILE
+ * exists (checked before each cycle); then bring CPU online (if it is not:
+ * with STOPFILE there from the start, "online CPU after DELAY_MS") and print
+ *
+ *   cycler cycles=N failed=F
+ *
+ * N complete offline/online cycles, F writes to the online file refused.
  */
 #define _GNU_SOURCE
 #include <linux/perf_event.h>
@@ -32,6 +44,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "spin.h"
@@ -79,13 +92,69 @@ static int perf_open(void)
 	return fd;
 }
 
+/* Write "0" or "1" to CPU's online file: 0 on success. */
+static int set_online(int cpu, int on)
+{
+	char path[64];
+	FILE *f;
+	int bad;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	bad = fputs(on ? "1" : "0", f) < 0;
+	bad |= fclose(f) != 0;
+	return bad ? -1 : 0;
+}
+
+static void sleep_ms(unsigned long ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+static int cycler(int cpu, unsigned long half_ms, unsigned long delay_ms, const char *stopfile)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	unsigned long cycles = 0, failed = 0;
+	int tries;
+
+	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+		perror("cpuhop: sched_setscheduler");
+		return 1;
+	}
+	sleep_ms(delay_ms);
+	while (access(stopfile, F_OK)) {
+		if (set_online(cpu, 0)) {
+			failed++;
+		} else {
+			sleep_ms(half_ms);
+			for (tries = 0; set_online(cpu, 1) && tries < 100; tries++) {
+				failed++;
+				sleep_ms(1);
+			}
+			cycles++;
+		}
+		sleep_ms(half_ms);
+	}
+	for (tries = 0; set_online(cpu, 1) && tries < 100; tries++)
+		sleep_ms(1);
+	printf("cycler cycles=%lu failed=%lu\n", cycles, failed);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long chunks, iters, i, on_target = 0, fallbacks = 0, migrations = 0;
 	int target = 1, use_perf = 0, prev = -1, fd = -1, opt;
+	long half_ms = -1;
+	unsigned long delay_ms = 0;
 	uint64_t v[3];
 
-	while ((opt = getopt(argc, argv, "c:p")) != -1) {
+	while ((opt = getopt(argc, argv, "c:pO:D:")) != -1) {
 		switch (opt) {
 		case 'c':
 			target = (int)parse(optarg);
@@ -93,9 +162,20 @@ int main(int argc, char **argv)
 		case 'p':
 			use_perf = 1;
 			break;
+		case 'O':
+			half_ms = (long)parse(optarg);
+			break;
+		case 'D':
+			delay_ms = parse(optarg);
+			break;
 		default:
 			goto usage;
 		}
+	}
+	if (half_ms >= 0) {
+		if (argc - optind != 1)
+			goto usage;
+		return cycler(target, (unsigned long)half_ms, delay_ms, argv[optind]);
 	}
 	if (argc - optind != 2)
 		goto usage;
@@ -145,6 +225,6 @@ int main(int argc, char **argv)
 	return 0;
 
 usage:
-	fprintf(stderr, "usage: cpuhop [-c CPU] [-p] CHUNKS ITERS\n");
+	fprintf(stderr, "usage: cpuhop [-c CPU] [-p] CHUNKS ITERS | cpuhop [-c CPU] -O HALF_MS [-D DELAY_MS] STOPFILE\n");
 	return 2;
 }
