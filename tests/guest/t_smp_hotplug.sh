@@ -2,16 +2,25 @@
 # monitored thread ("cpuhop C N": C chunks of N iterations of the
 # two-instruction loop, moving itself onto cpu1 before each chunk, onto cpu0
 # while cpu1 is offline; its loop part retires truth = 2*C*N user
-# instructions, the whole program about 11,000 more).
+# instructions, the whole program about 11,000 more). The cycler is
+# "cpuhop -O" (SCHED_FIFO: a shell loop starves behind the spinner on cpu0).
 #
 # Under -icount QEMU's instruction counter is shared by the vCPUs: a CPU's
-# counter also advances while the other vCPU executes (here mostly the
-# hotplug work and the cycling shell on the CPU the thread is not on), so
-# on 2 CPUs a count is compared both with the truth and with perf's own
-# count of another run under the same pattern (cpuhop -p), each within
-# 0.1%. Without hotplug handling kpmc read 4.8e9 for 3.0e9 under a cycling
-# cpu1, 320,012,345 for 1e9 with cpu1 onlined mid-run, and broke perf
-# after its first run (a wrong count with running == enabled, then 0).
+# counter also advances while the other vCPU executes. Here that is mostly
+# cpu1's bring-up while the thread runs in user mode on cpu0, about 75,000
+# instructions a cycle: perf's own count of cpuhop under 34 cycles read
+# 2,502,546,529 for 2,500,000,000 (+0.10%), with cpu1 onlined mid-run
+# 1,000,514,265 for 1e9. So a count is compared with perf's count of another
+# run under the same pattern (cpuhop -p, without the module) within 0.1%,
+# and with the truth within [truth, truth + 0.2%] (none is lost: the lower
+# bound is exact, the program's start-up alone is 11,000 more).
+#
+# Without hotplug handling kpmc read 6,112,678,139 under the cycling,
+# 325,017,199 with cpu1 onlined mid-run, 1,884,400,218 on the perf backend,
+# 410,123,977 system-wide (cpu1: 0, counted over its offline time), 205 ebs
+# samples instead of 250, and broke perf after its first run (0 counted with
+# running 0 on cpu0 until rmmod; before, 15,027,536 for 12,019,589 with
+# running == enabled).
 CPU1=/sys/devices/system/cpu/cpu1/online
 # Under the cycler: 500 chunks of 5e6 instructions, 2.5 s; cpu1 goes offline
 # and online about every 100 ms (the hotplug work itself takes most of it).
@@ -34,6 +43,11 @@ cpu1_up() {
 # kv FILE KEY: the number after "KEY=" in FILE (the first).
 kv() {
 	sed -n "s/.*[ ]$2=\([0-9]*\).*/\1/p" "$1" | head -n 1
+}
+
+# near_truth X T: T <= X <= T + 0.2% (see above).
+near_truth() {
+	[ -n "$1" ] && [ "$1" -ge "$2" ] && [ $((($1 - $2) * 500)) -le "$2" ]
 }
 
 # within_permille A B: |A - B| <= B / 1000 (A and B non-empty).
@@ -84,8 +98,8 @@ ppm() {
 
 # hop_check NAME KPMC-OUT REF-OUT CHUNKS: kpmc's count of "cpuhop CHUNKS
 # HOP_N" in KPMC-OUT against the truth and against perf's count of the same
-# pattern in REF-OUT, each within 0.1%; at least a quarter of the chunks
-# started on cpu1.
+# pattern in REF-OUT (0.1%) and against the truth (near_truth); at least a
+# quarter of the chunks started on cpu1.
 hop_check() {
 	t=$((2 * $4 * HOP_N))
 	cnt=$(single_total $2 4)
@@ -97,8 +111,8 @@ hop_check() {
 	fb=$(kv $2 fallbacks)
 	echo "$1: kpmc $cnt ($(ppm "$cnt" $t) ppm), perf $pc ($(ppm "$pc" $t) ppm; enabled $pe running $pr), truth $t; chunks on cpu1 $on, elsewhere $fb; $(cat $2.cycles 2>/dev/null)"
 	[ "$truth" = $t ] || r="$r cpuhop did not finish: $(tail -n 2 $2 | tr '\n' '|');"
-	within_permille "$cnt" $t || r="$r kpmc counted '$cnt', truth $t (0.1%);"
-	within_permille "$pc" $t || r="$r the perf reference counted '$pc', truth $t;"
+	near_truth "$cnt" $t || r="$r kpmc counted '$cnt', truth $t (..+0.2%);"
+	near_truth "$pc" $t || r="$r the perf reference counted '$pc', truth $t (..+0.2%);"
 	[ -n "$pr" ] && [ "$pr" = "$pe" ] || r="$r the perf reference ran $pr of $pe ns;"
 	within_permille "$cnt" "$pc" || r="$r kpmc '$cnt' and perf '$pc' differ by more than 0.1%;"
 	[ -n "$on" ] && [ "$on" -ge $(($4 / 4)) ] || r="$r only '$on' chunks on cpu1 (want >= $(($4 / 4)));"
@@ -159,7 +173,7 @@ if [ -n "$u" ] && [ -n "$e" ] && [ "$u" = "$e" ]; then
 elif [ -z "$u" ] || [ -z "$e" ] || [ "$u" -gt "$e" ]; then
 	r="$r during kpmc: no perf result: $(cat $OUT/pc2.txt);"
 fi
-within_permille "$kd" 600000000 || r="$r kpmc counted '$kd' for its thread during perf, truth 600,000,000;"
+near_truth "$kd" 600000000 || r="$r kpmc counted '$kd' for its thread during perf, truth 600,000,000;"
 "$BIN/perfcount" "$BIN/loop" $PN >$OUT/pc3.txt 2>&1
 perf_ok $OUT/pc3.txt "after both"
 verdict smp_hotplug_perf_untouched "$r"
@@ -221,8 +235,9 @@ verdict smp_hotplug_system_wide "$r"
 [ -n "$r" ] && cat $OUT/hp_sys.txt
 
 # e. event-based sampling on the cycle counter (exact overflow interrupt;
-# on 2 CPUs it counts with the instructions, 0.1% as above) every P across
-# the cycles: the records sum to the count, each ebs record holds P (+0.1%),
+# on 2 CPUs it counts with the instructions, near_truth as above) every P
+# across the cycles: the records sum to the count, each ebs record holds P
+# (+1%: the other vCPU may run between the overflow and its interrupt),
 # and there is one per full period: floor(sum / P) +/-1 (the last period's
 # interrupt may come after the exit fold, or the exit fold after it).
 r=""
@@ -233,13 +248,13 @@ n=$(trace_count $OUT/hp_ebs.txt ebs)
 s0=$(trace_sum $OUT/hp_ebs.txt 6)
 s1=$(trace_sum $OUT/hp_ebs.txt 7)
 exp=$((s0 / P))
-bad=$(awk '$4 == "ebs" { print $6 }' $OUT/hp_ebs.txt | awk -v p=$P '$1 < p || $1 > p + p / 1000 { n++ } END { print n + 0 }')
-echo "ebs: $n records, pmc0 sums to $s0 ($(ppm "$s0" $T) ppm), pmc1 to $s1 ($(ppm "$s1" $T) ppm), truth $T; $bad records outside [P, P+0.1%]; $(cat $OUT/hp_ebs.txt.cycles)"
-within_permille "$s0" $T || r="$r pmc0 records sum to '$s0', truth $T;"
-within_permille "$s1" $T || r="$r pmc1 records sum to '$s1', truth $T;"
+bad=$(awk '$4 == "ebs" { print $6 }' $OUT/hp_ebs.txt | awk -v p=$P '$1 < p || $1 > p + p / 100 { n++ } END { print n + 0 }')
+echo "ebs: $n records, pmc0 sums to $s0 ($(ppm "$s0" $T) ppm), pmc1 to $s1 ($(ppm "$s1" $T) ppm), truth $T; $bad records outside [P, P+1%]; $(cat $OUT/hp_ebs.txt.cycles)"
+near_truth "$s0" $T || r="$r pmc0 records sum to '$s0', truth $T (..+0.2%);"
+near_truth "$s1" $T || r="$r pmc1 records sum to '$s1', truth $T (..+0.2%);"
 [ "$n" -ge $((T / P - 1)) ] && [ "$n" -ge $((exp - 1)) ] && [ "$n" -le $((exp + 1)) ] ||
 	r="$r $n ebs records, expected floor($s0 / $P) = $exp +/-1 (truth: $((T / P)));"
-[ "$bad" -eq 0 ] || r="$r $bad records' pmc0 outside [$P, $P + 0.1%]: $(awk '$4 == "ebs" { print $6 }' $OUT/hp_ebs.txt | awk -v p=$P '$1 < p || $1 > p + p / 1000' | head -n 3 | tr '\n' ' ');"
+[ "$bad" -eq 0 ] || r="$r $bad records' pmc0 outside [$P, $P + 1%]: $(awk '$4 == "ebs" { print $6 }' $OUT/hp_ebs.txt | awk -v p=$P '$1 < p || $1 > p + p / 100' | head -n 3 | tr '\n' ' ');"
 cycles_check $OUT/hp_ebs.txt.cycles "the sampled run"
 verdict smp_hotplug_ebs "$r"
 
