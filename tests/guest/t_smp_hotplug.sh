@@ -99,7 +99,8 @@ ppm() {
 # hop_check NAME KPMC-OUT REF-OUT CHUNKS: kpmc's count of "cpuhop CHUNKS
 # HOP_N" in KPMC-OUT against the truth and against perf's count of the same
 # pattern in REF-OUT (0.1%) and against the truth (near_truth); at least a
-# quarter of the chunks started on cpu1.
+# tenth of the chunks started on cpu1 (seen: 144..166 of 500 under the
+# cycler, 135 of 200 onlined at 0.3 s).
 hop_check() {
 	t=$((2 * $4 * HOP_N))
 	cnt=$(single_total $2 4)
@@ -115,7 +116,12 @@ hop_check() {
 	near_truth "$pc" $t || r="$r the perf reference counted '$pc', truth $t (..+0.2%);"
 	[ -n "$pr" ] && [ "$pr" = "$pe" ] || r="$r the perf reference ran $pr of $pe ns;"
 	within_permille "$cnt" "$pc" || r="$r kpmc '$cnt' and perf '$pc' differ by more than 0.1%;"
-	[ -n "$on" ] && [ "$on" -ge $(($4 / 4)) ] || r="$r only '$on' chunks on cpu1 (want >= $(($4 / 4)));"
+	[ -n "$on" ] && [ "$on" -ge $(($4 / 10)) ] || r="$r only '$on' chunks on cpu1 (want >= $(($4 / 10)));"
+}
+
+# hp_sum FILE COL: trace_sum past 2^31 (busybox awk's %d stops there).
+hp_sum() {
+	awk -v col="$2" '$1 ~ /^[0-9]+$/ && $4 ~ /^[a-z]/ { s += $col } END { printf "%.0f\n", s }' "$1"
 }
 
 # cycles_check FILE WHAT: the cycler did >= 20 cycles.
@@ -245,8 +251,8 @@ P=10000000
 T=$((2 * CYC_C * HOP_N))
 cycled $OUT/hp_ebs.txt kpmc -c pmc0,pmc1=0x8,ebs0=$P -- "$BIN/cpuhop" $CYC_C $HOP_N || r="kpmc failed: $(tail -n 2 $OUT/hp_ebs.txt);"
 n=$(trace_count $OUT/hp_ebs.txt ebs)
-s0=$(trace_sum $OUT/hp_ebs.txt 6)
-s1=$(trace_sum $OUT/hp_ebs.txt 7)
+s0=$(hp_sum $OUT/hp_ebs.txt 6)
+s1=$(hp_sum $OUT/hp_ebs.txt 7)
 exp=$((s0 / P))
 bad=$(awk '$4 == "ebs" { print $6 }' $OUT/hp_ebs.txt | awk -v p=$P '$1 < p || $1 > p + p / 100 { n++ } END { print n + 0 }')
 echo "ebs: $n records, pmc0 sums to $s0 ($(ppm "$s0" $T) ppm), pmc1 to $s1 ($(ppm "$s1" $T) ppm), truth $T; $bad records outside [P, P+1%]; $(cat $OUT/hp_ebs.txt.cycles)"
