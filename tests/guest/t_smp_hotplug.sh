@@ -241,26 +241,32 @@ verdict smp_hotplug_system_wide "$r"
 [ -n "$r" ] && cat $OUT/hp_sys.txt
 
 # e. event-based sampling on the cycle counter (exact overflow interrupt;
-# on 2 CPUs it counts with the instructions, near_truth as above) every P
-# across the cycles: the records sum to the count, each ebs record holds P
-# (+1%: the other vCPU may run between the overflow and its interrupt),
-# and there is one per full period: floor(sum / P) +/-1 (the last period's
-# interrupt may come after the exit fold, or the exit fold after it).
+# on 2 CPUs it counts with the instructions) every P across the cycles:
+# the records sum to the truth, each ebs record holds P (+1%: the other
+# vCPU may run between the overflow and its interrupt), and there is one
+# per full period: floor(sum / P) +/-1 (the last period's interrupt may
+# come after the exit fold, or the exit fold after it). The sums within
+# [truth, truth + 0.5%]: here the CLI also reads and formats each record on
+# the other vCPU while the thread runs (without any hotplug, cpuhop on cpu1
+# read +180 ppm and +2,560 ppm in two boots; on cpu0, alone, +48 ppm). The
+# trace goes to a file of its own (-o): cpuhop's line, written while kpmc
+# writes, would cut into a record.
 r=""
 P=10000000
 T=$((2 * CYC_C * HOP_N))
-cycled $OUT/hp_ebs.txt kpmc -c pmc0,pmc1=0x8,ebs0=$P -- "$BIN/cpuhop" $CYC_C $HOP_N || r="kpmc failed: $(tail -n 2 $OUT/hp_ebs.txt);"
-n=$(trace_count $OUT/hp_ebs.txt ebs)
-s0=$(hp_sum $OUT/hp_ebs.txt 6)
-s1=$(hp_sum $OUT/hp_ebs.txt 7)
+cycled $OUT/hp_ebs.txt kpmc -o $OUT/hp_ebs.trace -c pmc0,pmc1=0x8,ebs0=$P -- "$BIN/cpuhop" $CYC_C $HOP_N || r="kpmc failed: $(tail -n 2 $OUT/hp_ebs.txt);"
+n=$(trace_count $OUT/hp_ebs.trace ebs)
+s0=$(hp_sum $OUT/hp_ebs.trace 6)
+s1=$(hp_sum $OUT/hp_ebs.trace 7)
 exp=$((s0 / P))
-bad=$(awk '$4 == "ebs" { print $6 }' $OUT/hp_ebs.txt | awk -v p=$P '$1 < p || $1 > p + p / 100 { n++ } END { print n + 0 }')
-echo "ebs: $n records, pmc0 sums to $s0 ($(ppm "$s0" $T) ppm), pmc1 to $s1 ($(ppm "$s1" $T) ppm), truth $T; $bad records outside [P, P+1%]; $(cat $OUT/hp_ebs.txt.cycles)"
-near_truth "$s0" $T || r="$r pmc0 records sum to '$s0', truth $T (..+0.2%);"
-near_truth "$s1" $T || r="$r pmc1 records sum to '$s1', truth $T (..+0.2%);"
+bad=$(awk '$4 == "ebs" { print $6 }' $OUT/hp_ebs.trace | awk -v p=$P '$1 < p || $1 > p + p / 100 { n++ } END { print n + 0 }')
+echo "ebs: $n records, pmc0 sums to $s0 ($(ppm "$s0" $T) ppm), pmc1 to $s1 ($(ppm "$s1" $T) ppm), truth $T; $bad records outside [P, P+1%]; $(cat $OUT/hp_ebs.txt.cycles); $(kv $OUT/hp_ebs.txt on_target) chunks on cpu1"
+[ -n "$s0" ] && [ "$s0" -ge $T ] && [ $(((s0 - T) * 200)) -le $T ] || r="$r pmc0 records sum to '$s0', truth $T (..+0.5%);"
+[ -n "$s1" ] && [ "$s1" -ge $T ] && [ $(((s1 - T) * 200)) -le $T ] || r="$r pmc1 records sum to '$s1', truth $T (..+0.5%);"
+within_permille "$s1" "$s0" || r="$r pmc1 '$s1' and pmc0 '$s0' differ by more than 0.1%;"
 [ "$n" -ge $((T / P - 1)) ] && [ "$n" -ge $((exp - 1)) ] && [ "$n" -le $((exp + 1)) ] ||
 	r="$r $n ebs records, expected floor($s0 / $P) = $exp +/-1 (truth: $((T / P)));"
-[ "$bad" -eq 0 ] || r="$r $bad records' pmc0 outside [$P, $P + 1%]: $(awk '$4 == "ebs" { print $6 }' $OUT/hp_ebs.txt | awk -v p=$P '$1 < p || $1 > p + p / 100' | head -n 3 | tr '\n' ' ');"
+[ "$bad" -eq 0 ] || r="$r $bad records' pmc0 outside [$P, $P + 1%]: $(awk '$4 == "ebs" { print $6 }' $OUT/hp_ebs.trace | awk -v p=$P '$1 < p || $1 > p + p / 100' | head -n 3 | tr '\n' ' ');"
 cycles_check $OUT/hp_ebs.txt.cycles "the sampled run"
 verdict smp_hotplug_ebs "$r"
 
