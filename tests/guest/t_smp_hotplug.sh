@@ -138,7 +138,8 @@ late_online $OUT/hp_ref_late.txt 300 "$BIN/cpuhop" -p $LATE_C $HOP_N
 # (12,011,013 user instructions on Debian's kernel; on 2 CPUs up to about
 # 10,000 more, the other vCPU's, as perf itself reads them) counts exactly
 # and all the time with the module loaded: before any kpmc run, after one
-# (pinned to each CPU), and during one (pinned to cpu0 with kpmc's thread):
+# (pinned to each CPU by taskset, inherited past perfcount's exec), and
+# during one (pinned to cpu0 with kpmc's thread, where the counts are exact):
 # there exactly or with running < enabled, never a wrong count with
 # running == enabled.
 PN=6000000
@@ -160,13 +161,13 @@ perf_ok $OUT/pc0.txt "before kpmc"
 kpmc -A -c pmc1=0x8 -- "$BIN/loop" $PN >$OUT/pck.txt 2>&1 || r="$r kpmc failed: $(tail -n 2 $OUT/pck.txt);"
 echo "kpmc -A loop $PN: $(single_total $OUT/pck.txt 4)"
 for cpu in 0 1; do
-	"$BIN/perfcount" -C $cpu "$BIN/loop" $PN >$OUT/pc1.txt 2>&1
+	taskset $((cpu + 1)) "$BIN/perfcount" "$BIN/loop" $PN >$OUT/pc1.txt 2>&1
 	perf_ok $OUT/pc1.txt "after kpmc, cpu$cpu"
 done
 kpmc -A -c pmc1=0x8 -- "$BIN/cpuhop" -c 0 100 3000000 >$OUT/pckd.txt 2>&1 &
 kp=$!
 sleep 0.1
-"$BIN/perfcount" -C 0 "$BIN/loop" $PN >$OUT/pc2.txt 2>&1
+taskset 1 "$BIN/perfcount" "$BIN/loop" $PN >$OUT/pc2.txt 2>&1
 wait $kp || r="$r kpmc (during) failed: $(tail -n 2 $OUT/pckd.txt);"
 c=$(kv $OUT/pc2.txt count)
 e=$(kv $OUT/pc2.txt enabled)

@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perfcount [-C CPU] PROG [ARGS...]: run PROG under a perf counting event
- * (user-mode instructions, inherit: its threads and children too, enabled
- * at its exec), wait for it, print
- *
- *   perfcount count=C enabled=E running=R status=S
- *
- * -C CPU: pin PROG to CPU first (sched_setaffinity, inherited).
- * For the coexistence tests: with kpmc loaded, perf must still count
- * exactly, or say it did not count all the time (running < enabled).
+ * perfcount [-k] CMD [ARG...]: run CMD under a perf counting event for
+ * retired instructions (PERF_COUNT_HW_INSTRUCTIONS, user mode only unless
+ * -k, inherited by CMD's threads and children, enabled at its exec), wait
+ * for it and print "perfcount count=C enabled=E running=R status=S".
+ * The reference a kpmc count of the same workload is compared with.
  */
-#define _GNU_SOURCE
 #include <linux/perf_event.h>
-#include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,17 +19,18 @@
 int main(int argc, char **argv)
 {
 	struct perf_event_attr attr;
-	int go[2], cpu = -1, fd, status, argi = 1;
+	int go[2], kernel = 0, fd, status;
 	uint64_t v[3];
-	pid_t pid;
 	char c = 0;
+	pid_t pid;
 
-	if (argc > 2 && !strcmp(argv[1], "-C")) {
-		cpu = atoi(argv[2]);
-		argi = 3;
+	if (argc > 1 && !strcmp(argv[1], "-k")) {
+		kernel = 1;
+		argv++;
+		argc--;
 	}
-	if (argi >= argc) {
-		fprintf(stderr, "usage: perfcount [-C CPU] PROG [ARGS...]\n");
+	if (argc < 2) {
+		fprintf(stderr, "usage: perfcount [-k] CMD [ARG...]\n");
 		return 2;
 	}
 	if (pipe(go)) {
@@ -47,21 +43,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (pid == 0) {
+		/* Wait until the parent has opened the event on this process. */
 		close(go[1]);
-		if (cpu >= 0) {
-			cpu_set_t set;
-
-			CPU_ZERO(&set);
-			CPU_SET(cpu, &set);
-			if (sched_setaffinity(0, sizeof(set), &set)) {
-				perror("perfcount: sched_setaffinity");
-				_exit(126);
-			}
-		}
-		/* Wait until the parent has attached the event. */
 		if (read(go[0], &c, 1) != 1)
 			_exit(126);
-		execvp(argv[argi], argv + argi);
+		execvp(argv[1], argv + 1);
 		perror("perfcount: exec");
 		_exit(127);
 	}
@@ -70,15 +56,18 @@ int main(int argc, char **argv)
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_HARDWARE;
 	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	attr.disabled = 1;
 	attr.enable_on_exec = 1;
 	attr.inherit = 1;
-	attr.exclude_kernel = 1;
+	attr.exclude_kernel = !kernel;
 	attr.exclude_hv = 1;
-	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	fd = (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1, 0);
-	if (fd < 0)
+	if (fd < 0) {
 		perror("perfcount: perf_event_open");
+		kill(pid, 9);
+		return 1;
+	}
 	if (write(go[1], &c, 1) != 1) {
 		perror("perfcount: write");
 		return 1;
@@ -88,14 +77,12 @@ int main(int argc, char **argv)
 		perror("perfcount: waitpid");
 		return 1;
 	}
-	if (fd < 0)
-		return 1;
 	if (read(fd, v, sizeof(v)) != sizeof(v)) {
 		perror("perfcount: read");
 		return 1;
 	}
 	printf("perfcount count=%llu enabled=%llu running=%llu status=%d\n",
-	       (unsigned long long)v[0], (unsigned long long)v[1], (unsigned long long)v[2],
-	       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	       (unsigned long long)v[0], (unsigned long long)v[1],
+	       (unsigned long long)v[2], WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	return 0;
 }
