@@ -15,15 +15,18 @@
 # and with the truth within [truth, truth + 0.2%] (none is lost: the lower
 # bound is exact, the program's start-up alone is 11,000 more).
 #
-# Without hotplug handling kpmc read 6,112,678,139 under the cycling,
-# 325,017,199 with cpu1 onlined mid-run, 1,884,400,218 on the perf backend,
-# 410,123,977 system-wide (cpu1: 0, counted over its offline time), 205 ebs
-# samples instead of 250, and broke perf after its first run (0 counted with
-# running 0 on cpu0 until rmmod; before, 15,027,536 for 12,019,589 with
-# running == enabled).
+# Without hotplug handling (6.1, four boots) kpmc read 6.07e9..6.16e9 for
+# 2.5e9 under the cycling (perf: +0.095%..+0.109%), 325,017,199 for 1e9
+# with cpu1 onlined at 0.3 s, 1.64e9..2.10e9 on the perf backend; -S read
+# 410..420 million for 1e9 (cpu1: 0, and its counted_ms its offline time
+# too), ebs 214..221 samples for 250 (pmc1 summing to 6.4e9); after its
+# first run perf counted 0 with running 0 on cpu0 (on cpu1 right) until
+# rmmod (measured earlier: 15,027,536 for 12,019,589 with running ==
+# enabled).
 CPU1=/sys/devices/system/cpu/cpu1/online
 # Under the cycler: 500 chunks of 5e6 instructions, 2.5 s; cpu1 goes offline
-# and online about every 100 ms (the hotplug work itself takes most of it).
+# and online about every 70 ms (30..38 cycles seen; the hotplug work itself
+# takes most of it, HALF_MS each side adds little).
 CYC_C=500
 HOP_N=2500000
 HALF_MS=5
