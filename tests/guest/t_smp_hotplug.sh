@@ -167,23 +167,26 @@ for cpu in 0 1; do
 	taskset $((cpu + 1)) "$BIN/perfcount" "$BIN/loop" $PN >$OUT/pc1.txt 2>&1
 	perf_ok $OUT/pc1.txt "after kpmc, cpu$cpu"
 done
-kpmc -A -c pmc1=0x8 -- "$BIN/cpuhop" -c 0 100 3000000 >$OUT/pckd.txt 2>&1 &
+kpmc -A -c pmc1=0x8 -- "$BIN/cpuhop" -c 0 200 3000000 >$OUT/pckd.txt 2>&1 &
 kp=$!
 sleep 0.1
 taskset 1 "$BIN/perfcount" "$BIN/loop" $PN >$OUT/pc2.txt 2>&1
+# kpmc's 1.2 s run must outlast perfcount's (the shell's "sleep 0.1" took
+# 0.35 s of it once, behind the spinner).
+kill -0 $kp 2>/dev/null || r="$r perfcount did not run during kpmc's run (kpmc had ended);"
 wait $kp || r="$r kpmc (during) failed: $(tail -n 2 $OUT/pckd.txt);"
 c=$(kv $OUT/pc2.txt count)
 e=$(kv $OUT/pc2.txt enabled)
 u=$(kv $OUT/pc2.txt running)
 kd=$(single_total $OUT/pckd.txt 4)
-echo "perfcount during kpmc: count $c enabled $e running $u; kpmc's thread $kd (truth 600,000,000)"
+echo "perfcount during kpmc: count $c enabled $e running $u; kpmc's thread $kd (truth 1,200,000,000)"
 if [ -n "$u" ] && [ -n "$e" ] && [ "$u" = "$e" ]; then
 	[ -n "$c" ] && [ "$c" -ge $PLO ] && [ "$c" -le $PHI ] ||
 		r="$r during kpmc: perf counted '$c' with running == enabled;"
 elif [ -z "$u" ] || [ -z "$e" ] || [ "$u" -gt "$e" ]; then
 	r="$r during kpmc: no perf result: $(cat $OUT/pc2.txt);"
 fi
-near_truth "$kd" 600000000 || r="$r kpmc counted '$kd' for its thread during perf, truth 600,000,000;"
+near_truth "$kd" 1200000000 || r="$r kpmc counted '$kd' for its thread during perf, truth 1,200,000,000;"
 "$BIN/perfcount" "$BIN/loop" $PN >$OUT/pc3.txt 2>&1
 perf_ok $OUT/pc3.txt "after both"
 verdict smp_hotplug_perf_untouched "$r"
