@@ -307,6 +307,20 @@ static int pmuv3_claim(u32 mask, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * The PMU came back reset (CPU PM exit, or this CPU came online: arm_pmu
+ * resets it either way, and enables it only for perf's own events): enable
+ * it for kpmc's counters again, EL0 access off until the core grants it.
+ * The used_mask claim is per possible CPU and survives both.
+ */
+static void pmuv3_cpu_reset(void)
+{
+	pmuv3_enable_pmcr(NULL);
+	this_cpu_write(pmuv3_user_granted, false);
+	write_sysreg(0, pmuserenr_el0);
+	isb();
+}
+
 static void pmuv3_disable_counters(void *info)
 {
 	u32 bits = *(u32 *)info;
@@ -443,4 +457,5 @@ const struct kpmc_backend kpmc_arm64_pmuv3_backend = {
 	.write = pmuv3_write,
 	.user_index = pmuv3_user_index,
 	.user_access = pmuv3_user_access,
+	.cpu_reset = pmuv3_cpu_reset,
 };

@@ -718,6 +718,42 @@ static int intel_claim(u32 mask, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * A CPU comes online (hotplug or resume; process context, on that CPU). On
+ * a hybrid part, a CPU offline at probe was taken as type 0: read its core
+ * type now, before any thread counts there, so that no MSR its type lacks is
+ * ever written. A core type no CPU had at probe has no encodings: such a
+ * CPU is given the type with the fewest counters of each kind that the
+ * configurations were checked against, and says so.
+ */
+static int intel_cpu_online(unsigned int cpu)
+{
+	unsigned int t, fewest = 0;
+	char note[128];
+	u32 r[4];
+	u8 raw;
+
+	if (intel.nr_types > 1 && cpu < KPMC_X86_MAX_CPUS) {
+		kpmc_x86_cpuid(0x1a, 0, r);
+		raw = r[0] >> 24;
+		for (t = 0; t < intel.nr_types && intel.type[t].core_type != raw; t++)
+			if (intel.type[t].nr_gp + intel.type[t].nr_fixed <
+			    intel.type[fewest].nr_gp + intel.type[fewest].nr_fixed)
+				fewest = t;
+		if (t == intel.nr_types) {
+			snprintf(note, sizeof(note),
+				 "CPU %u has core type 0x%x, which no CPU had at load: counted as %s (0x%x)",
+				 cpu, raw, type_name(&intel.type[fewest]), intel.type[fewest].core_type);
+			kpmc_x86_note(note);
+			t = fewest;
+		}
+		intel_cpu_type[cpu] = t;
+	}
+	if (intel.claimed_status)
+		intel_quiesce(NULL);
+	return 0;
+}
+
 static void intel_unclaim(u32 mask)
 {
 	kpmc_x86_on_each_cpu(intel_quiesce, NULL);
@@ -740,4 +776,5 @@ const struct kpmc_backend kpmc_intel_backend = {
 	.read = intel_read,
 	.write = intel_write,
 	.uncounted = intel_uncounted,
+	.cpu_came_online = intel_cpu_online,
 };

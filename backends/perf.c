@@ -26,6 +26,12 @@
  * hardware PMU events (types 0, 3, 4): perf arms software events with the
  * opposite sign and fires them from the scheduler and fault paths, where the
  * core cannot take a sample.
+ *
+ * CPU hotplug: perf detaches a CPU's events from its context when the CPU
+ * goes offline and never re-adds them. So every live encoding is on a list,
+ * and a CPU coming online gets fresh events for each (cpu_came_online(), before
+ * any monitored thread can run there); the core then loads that CPU afresh,
+ * which sets the offsets against the new events' counts.
  */
 #include <linux/kernel.h>
 #include <linux/slab.h>
@@ -34,6 +40,9 @@
 #include <linux/cpumask.h>
 #include <linux/irq_work.h>
 #include <linux/hardirq.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/cpu.h>
 
 #include "kpmc/compat.h"
 #include "backends.h"
@@ -54,7 +63,13 @@ struct perf_encoding {
 	unsigned int nr;
 	bool sampling;
 	unsigned int sampling_index;
+	struct perf_event_attr attr[PERF_SLOTS];	/* to create a new CPU's events */
+	struct list_head node;		/* perf_encodings, once complete */
 };
+
+/* Every live encoding, for CPUs that come online; under perf_encodings_lock. */
+static LIST_HEAD(perf_encodings);
+static DEFINE_MUTEX(perf_encodings_lock);
 
 /* An overflow handled as an NMI (x86) reaches the core from an irq_work. */
 static DEFINE_PER_CPU(struct irq_work, perf_overflow_work);
@@ -165,6 +180,11 @@ static void perf_release(struct kpmc_hw_config *hw)
 
 	if (!enc)
 		return;
+	if (!list_empty(&enc->node)) {
+		mutex_lock(&perf_encodings_lock);
+		list_del_init(&enc->node);
+		mutex_unlock(&perf_encodings_lock);
+	}
 	for (i = 0; enc->events && i < nr_cpu_ids * enc->nr; i++)
 		if (enc->events[i])
 			perf_event_release_kernel(enc->events[i]);
@@ -181,11 +201,54 @@ static void perf_release(struct kpmc_hw_config *hw)
 	hw->priv = NULL;
 }
 
+/*
+ * Create enc's events on cpu, replacing any it had there (perf took those
+ * off the CPU when it went offline). Returns enc->nr, or the index whose
+ * creation failed, its error left in the events slot.
+ */
+static unsigned int perf_create_cpu(struct perf_encoding *enc, int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < enc->nr; i++) {
+		struct perf_event **slot = &enc->events[cpu * enc->nr + i];
+		struct perf_event *old = *slot, *ev;
+		bool sampler = enc->sampling && i == enc->sampling_index;
+
+		ev = perf_event_create_kernel_counter(&enc->attr[i], cpu, NULL,
+						      sampler ? perf_overflow : NULL, NULL);
+		/* Only cpu itself reads its slots: it runs no monitored thread yet. */
+		WRITE_ONCE(*slot, ev);
+		if (old)
+			perf_event_release_kernel(old);
+		if (IS_ERR(ev))
+			return i;
+	}
+	return enc->nr;
+}
+
+static int perf_cpu_online(unsigned int cpu)
+{
+	struct perf_encoding *enc;
+	unsigned int i;
+	int err = 0;
+
+	mutex_lock(&perf_encodings_lock);
+	list_for_each_entry(enc, &perf_encodings, node) {
+		i = perf_create_cpu(enc, cpu);
+		if (i < enc->nr) {
+			err = PTR_ERR(enc->events[cpu * enc->nr + i]);
+			enc->events[cpu * enc->nr + i] = NULL;
+		}
+	}
+	mutex_unlock(&perf_encodings_lock);
+	return err;
+}
+
 static int perf_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 		       char *why, size_t len)
 {
 	struct perf_encoding *enc;
-	struct perf_event_attr attr;
 	unsigned int slot, i;
 	int cpu;
 
@@ -215,6 +278,7 @@ static int perf_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 	enc = kzalloc(sizeof(*enc), GFP_KERNEL);
 	if (!enc)
 		return -ENOMEM;
+	INIT_LIST_HEAD(&enc->node);
 	hw->priv = enc;
 	enc->nr = hw->nr;
 	enc->sampling = hw->sampling;
@@ -227,28 +291,33 @@ static int perf_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 	}
 	for_each_possible_cpu(cpu)
 		per_cpu_ptr(enc->view, cpu)->stopped = true;
+	for (i = 0; i < hw->nr; i++) {
+		const struct kpmc_counter_req *req = &cfg->ctr[hw->slot[i]];
+
+		perf_attr(&enc->attr[i], req->event, req->usr, req->os);
+		/* The longest period the core may arm; each arming sets its own. */
+		if (hw->sampling && i == hw->sampling_index)
+			enc->attr[i].sample_period = cfg->ebs_period + cfg->ebs_range;
+	}
+	/* No CPU comes or goes between creating the events and listing enc. */
+	cpus_read_lock();
 	for_each_online_cpu(cpu) {
-		for (i = 0; i < hw->nr; i++) {
-			const struct kpmc_counter_req *req = &cfg->ctr[hw->slot[i]];
-			struct perf_event *ev;
+		i = perf_create_cpu(enc, cpu);
+		if (i < enc->nr) {
+			long err = PTR_ERR(enc->events[cpu * enc->nr + i]);
 
-			bool sampler = hw->sampling && i == hw->sampling_index;
-
-			perf_attr(&attr, req->event, req->usr, req->os);
-			/* The longest period the core may arm; each arming sets its own. */
-			if (sampler)
-				attr.sample_period = cfg->ebs_period + cfg->ebs_range;
-			ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
-							      sampler ? perf_overflow : NULL, NULL);
-			if (IS_ERR(ev)) {
-				snprintf(why, len, "perf refused pmc%u on CPU %d (error %ld)",
-					 hw->slot[i], cpu, PTR_ERR(ev));
-				perf_release(hw);
-				return PTR_ERR(ev);
-			}
-			enc->events[cpu * hw->nr + i] = ev;
+			enc->events[cpu * enc->nr + i] = NULL;
+			cpus_read_unlock();
+			snprintf(why, len, "perf refused pmc%u on CPU %d (error %ld)",
+				 hw->slot[i], cpu, err);
+			perf_release(hw);
+			return err;
 		}
 	}
+	mutex_lock(&perf_encodings_lock);
+	list_add(&enc->node, &perf_encodings);
+	mutex_unlock(&perf_encodings_lock);
+	cpus_read_unlock();
 	return 0;
 }
 
@@ -365,4 +434,5 @@ const struct kpmc_backend kpmc_perf_backend = {
 	.stop = perf_stop,
 	.read = perf_read,
 	.write = perf_write,
+	.cpu_came_online = perf_cpu_online,
 };

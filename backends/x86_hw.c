@@ -166,6 +166,11 @@ void *kpmc_x86_zalloc(size_t size)
 	return kzalloc(size, GFP_KERNEL);
 }
 
+void kpmc_x86_note(const char *msg)
+{
+	pr_warn("kpmc: %s\n", msg);
+}
+
 void kpmc_x86_free(void *p)
 {
 	kfree(p);

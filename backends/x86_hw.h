@@ -52,6 +52,7 @@ unsigned int kpmc_x86_nr_cpus(void);
 int kpmc_x86_cpuid_on(unsigned int cpu, u32 leaf, u32 subleaf, u32 regs[4]);
 u64 *kpmc_x86_cpu_values(void);		/* this CPU's KPMC_MAX_COUNTERS values */
 void *kpmc_x86_zalloc(size_t size);		/* process context */
+void kpmc_x86_note(const char *msg);		/* a line for dmesg (process context) */
 void kpmc_x86_free(void *p);
 
 /* The MSRs both vendors' backends name. */

@@ -9,6 +9,9 @@
 #include <linux/ratelimit.h>
 #include <linux/sched.h>
 #include <linux/utsname.h>
+#include <linux/cpu.h>
+#include <linux/workqueue.h>
+#include <linux/irq_work.h>
 
 #include "kpmc/core.h"
 #include "kpmc/hooks.h"
@@ -29,18 +32,58 @@ const struct kpmc_hook_source *kpmc_hooks;
 DEFINE_STATIC_KEY_FALSE(kpmc_monitoring);
 
 /*
- * The PMU is claimed from perf while at least one session exists: sessions
- * are created and freed in process context, where claiming may sleep.
+ * The PMU is claimed from perf only while something is counted: a thread
+ * counting or armed to count at its exec, or a system-wide session. The
+ * first user claims (process context, may sleep); the last one gives the
+ * counters back from a work item, since threads stop in scheduler context.
+ * Until then perf's events on those counters stay unscheduled, so perf sees
+ * time_running < time_enabled and never a complete-looking wrong count.
  */
 static DEFINE_MUTEX(kpmc_pmu_lock);
-static unsigned int kpmc_pmu_users;
+static atomic_t kpmc_pmu_users = ATOMIC_INIT(0);
+static bool kpmc_pmu_claimed;		/* under kpmc_pmu_lock */
 
 static u32 kpmc_all_counters(void)
 {
 	return kpmc_pmu.nr_counters >= 32 ? ~0u : (1u << kpmc_pmu.nr_counters) - 1;
 }
 
-int kpmc_pmu_acquire(char *why, size_t len)
+/* Caller holds kpmc_pmu_lock. */
+static void pmu_unclaim_locked(void)
+{
+	if (!kpmc_pmu_claimed)
+		return;
+	static_branch_disable(&kpmc_monitoring);
+	cpus_read_lock();
+	kpmc_backend->unclaim(kpmc_all_counters());
+	WRITE_ONCE(kpmc_pmu_claimed, false);
+	kpmc_cpus_forget();
+	cpus_read_unlock();
+}
+
+static void pmu_release_work(struct work_struct *work)
+{
+	mutex_lock(&kpmc_pmu_lock);
+	if (!atomic_read(&kpmc_pmu_users))
+		pmu_unclaim_locked();
+	mutex_unlock(&kpmc_pmu_lock);
+}
+
+static DECLARE_WORK(kpmc_pmu_release_work, pmu_release_work);
+
+/*
+ * The last user can stop in the scheduler's switch hook, under the
+ * runqueue lock, where queueing work (a wakeup) would deadlock: an
+ * irq_work queues it once IRQs are back on.
+ */
+static void pmu_release_irq_work(struct irq_work *w)
+{
+	queue_work(system_unbound_wq, &kpmc_pmu_release_work);
+}
+
+static struct irq_work kpmc_pmu_release_irq_work;
+
+int kpmc_pmu_get(char *why, size_t len)
 {
 	int err = 0;
 
@@ -48,25 +91,56 @@ int kpmc_pmu_acquire(char *why, size_t len)
 		snprintf(why, len, "no supported PMU found: %s", kpmc_no_pmu_reason);
 		return -ENODEV;
 	}
+	if (atomic_inc_not_zero(&kpmc_pmu_users))
+		return 0;
 	mutex_lock(&kpmc_pmu_lock);
-	if (!kpmc_pmu_users) {
+	if (!kpmc_pmu_claimed) {
+		/* No CPU comes or goes while the claim is made on each of them. */
+		cpus_read_lock();
 		err = kpmc_backend->claim(kpmc_all_counters(), why, len);
+		WRITE_ONCE(kpmc_pmu_claimed, !err);
+		cpus_read_unlock();
 		if (!err)
 			static_branch_enable(&kpmc_monitoring);
 	}
 	if (!err)
-		kpmc_pmu_users++;
+		atomic_inc(&kpmc_pmu_users);
 	mutex_unlock(&kpmc_pmu_lock);
 	return err;
 }
 
-void kpmc_pmu_release(void)
+bool kpmc_pmu_get_more(void)
 {
+	return atomic_inc_not_zero(&kpmc_pmu_users);
+}
+
+void kpmc_pmu_put(void)
+{
+	if (atomic_dec_and_test(&kpmc_pmu_users))
+		irq_work_queue(&kpmc_pmu_release_irq_work);
+}
+
+/* Any context: whether kpmc holds the counters (it may stop holding them at once). */
+bool kpmc_pmu_claimed_now(void)
+{
+	return READ_ONCE(kpmc_pmu_claimed);
+}
+
+unsigned int kpmc_pmu_user_count(bool *claimed)
+{
+	*claimed = READ_ONCE(kpmc_pmu_claimed);
+	return atomic_read(&kpmc_pmu_users);
+}
+
+/* Unload: every user is gone (threads freed, system session stopped). */
+static void kpmc_pmu_shutdown(void)
+{
+	irq_work_sync(&kpmc_pmu_release_irq_work);
+	cancel_work_sync(&kpmc_pmu_release_work);
 	mutex_lock(&kpmc_pmu_lock);
-	if (!--kpmc_pmu_users) {
-		static_branch_disable(&kpmc_monitoring);
-		kpmc_backend->unclaim(kpmc_all_counters());
-	}
+	if (atomic_read(&kpmc_pmu_users))
+		pr_err("kpmc: leak: %d PMU users at unload\n", atomic_read(&kpmc_pmu_users));
+	pmu_unclaim_locked();
 	mutex_unlock(&kpmc_pmu_lock);
 }
 
@@ -147,6 +221,7 @@ static int __init kpmc_init(void)
 	BUILD_BUG_ON(KPMC_MAX_COUNTERS > 32);
 	BUILD_BUG_ON(KPMC_MAX_VIRT > 32);
 
+	init_irq_work(&kpmc_pmu_release_irq_work, pmu_release_irq_work);
 	select_backend();
 	if (kpmc_backend)
 		pr_info("kpmc: backend %s: %s, %u counters%s%s\n", kpmc_backend->name,
@@ -165,18 +240,21 @@ static int __init kpmc_init(void)
 	err = kpmc_threads_init();
 	if (err)
 		goto out_sessions;
+	err = kpmc_cpu_state_init();
+	if (err)
+		goto out_threads;
 	kpmc_hooks = select_hooks();
 	if (!kpmc_hooks) {
 		pr_err("kpmc: no hook source: hooks=%s (this kernel: tracepoints %s, pmc_ops %s)\n",
 		       hooks, IS_ENABLED(CONFIG_TRACEPOINTS) ? "yes" : "no",
 		       IS_ENABLED(CONFIG_PMC_OPS) ? "yes" : "no");
 		err = -EINVAL;
-		goto out_threads;
+		goto out_cpu_state;
 	}
 	err = kpmc_hooks->attach();
 	if (err) {
 		pr_err("kpmc: cannot attach %s hooks: %d\n", kpmc_hooks->name, err);
-		goto out_threads;
+		goto out_cpu_state;
 	}
 	err = kpmc_proc_init();
 	if (err)
@@ -185,8 +263,11 @@ static int __init kpmc_init(void)
 
 out_hooks:
 	kpmc_hooks->detach();
+out_cpu_state:
+	kpmc_cpu_state_exit();
 out_threads:
 	kpmc_threads_exit();
+	kpmc_pmu_shutdown();
 out_sessions:
 	kpmc_sessions_exit();
 out_backend:
@@ -197,6 +278,7 @@ out_backend:
 
 static void __exit kpmc_exit(void)
 {
+	kpmc_cpu_state_exit();
 	kpmc_system_exit();
 	/* Wake blocked readers, then close every open session file. */
 	kpmc_sessions_shutdown();
@@ -204,8 +286,8 @@ static void __exit kpmc_exit(void)
 	kpmc_hooks->detach();
 	kpmc_kernel_api_stop();
 	kpmc_threads_exit();
+	kpmc_pmu_shutdown();
 	kpmc_mm_exit();
-	kpmc_kernel_api_exit();
 	kpmc_sessions_exit();
 	if (kpmc_backend && kpmc_backend->remove)
 		kpmc_backend->remove();

@@ -42,7 +42,6 @@ static struct work_struct requests_work;
 /* Process context, under kernel_lock: */
 static DEFINE_MUTEX(kernel_lock);
 static struct kpmc_shared_config *kernel_conf;
-static bool kernel_pmu_held;
 static unsigned long nr_started, nr_stopped, nr_refused;
 static char last_refusal[KPMC_ERR_MAX];
 
@@ -107,12 +106,6 @@ static int kernel_config_get(struct kpmc_shared_config **conf, char *why, size_t
 		snprintf(why, len, "no supported PMU found: %s", kpmc_no_pmu_reason);
 		return -ENODEV;
 	}
-	if (!kernel_pmu_held) {
-		err = kpmc_pmu_acquire(why, len);
-		if (err)
-			return err;
-		kernel_pmu_held = true;
-	}
 	if (!kernel_conf) {
 		sets = kmalloc(sizeof(*sets), GFP_KERNEL);
 		if (!sets)
@@ -146,12 +139,8 @@ static void request_do(struct kernel_request *r)
 	}
 	err = kernel_config_get(&conf, why, sizeof(why));
 	if (!err) {
-		err = kpmc_thread_attach_kernel(r->task, conf);
-		if (err == -EBUSY)
-			snprintf(why, sizeof(why), "already monitored (or system-wide monitoring is on)");
-		else if (err == -ESRCH)
-			snprintf(why, sizeof(why), "exiting");
-		else if (err)
+		err = kpmc_thread_attach_kernel(r->task, conf, why, sizeof(why));
+		if (err && !why[0])
 			snprintf(why, sizeof(why), "error %d", err);
 	}
 	if (err) {
@@ -285,12 +274,4 @@ void kpmc_kernel_api_stop(void)
 	nr_requests = 0;
 	kpmc_shared_config_put(kernel_conf);
 	kernel_conf = NULL;
-}
-
-/* No thread counts any more: give the PMU back. */
-void kpmc_kernel_api_exit(void)
-{
-	if (kernel_pmu_held)
-		kpmc_pmu_release();
-	kernel_pmu_held = false;
 }

@@ -76,7 +76,6 @@ static void session_free(struct work_struct *work)
 	kvfree(s->slots);
 	kfree(s);
 	atomic_dec(&kpmc_sessions_alive);
-	kpmc_pmu_release();
 }
 
 void kpmc_session_get(struct kpmc_session *s)
@@ -104,12 +103,16 @@ void kpmc_session_put(struct kpmc_session *s)
 struct kpmc_session *kpmc_session_open(char *why, size_t len)
 {
 	struct kpmc_session *s, *other;
-	int err;
 
 	if (!kpmc_ring_capacity_valid(kpmc_ring_records) || kpmc_ring_records > (1u << 20)) {
 		snprintf(why, len, "ring_records=%u is not a power of two up to 1048576",
 			 kpmc_ring_records);
 		return ERR_PTR(-EINVAL);
+	}
+	/* The counters are claimed when something starts counting, not here. */
+	if (!kpmc_backend) {
+		snprintf(why, len, "no supported PMU found: %s", kpmc_no_pmu_reason);
+		return ERR_PTR(-ENODEV);
 	}
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
@@ -118,12 +121,6 @@ struct kpmc_session *kpmc_session_open(char *why, size_t len)
 	if (!s->slots) {
 		kfree(s);
 		return ERR_PTR(-ENOMEM);
-	}
-	err = kpmc_pmu_acquire(why, len);
-	if (err) {
-		kvfree(s->slots);
-		kfree(s);
-		return ERR_PTR(err);
 	}
 	atomic_inc(&kpmc_sessions_alive);
 	refcount_set(&s->ref, 1);

@@ -6,9 +6,17 @@
  * task is excluded: the counters pause while it runs.
  *
  * Per-thread and system-wide monitoring share the counters, so they exclude
- * each other. Starting and stopping happen in process context under
- * kpmc_system_lock; each CPU's own part runs there in an IPI, with IRQs off,
- * which is also what the switch hook and the timer run with.
+ * each other. Starting and stopping happen in process context under the CPU
+ * hotplug read lock and kpmc_system_lock (in that order); each CPU's own part
+ * runs there in an IPI, with IRQs off, which is also what the switch hook
+ * and the timer run with.
+ *
+ * CPU hotplug: the session follows its CPUs ("all": every possible CPU).
+ * A CPU going offline sends what it counted since its last record (kind
+ * CPU_OFFLINE) and stops; coming back online it starts counting afresh. So
+ * a CPU's records cover its online time only. The hotplug callbacks run
+ * under the hotplug write lock, which is what makes kpmc_system_now stable
+ * for them without kpmc_system_lock.
  */
 #include <linux/kernel.h>
 #include <linux/slab.h>
@@ -51,11 +59,12 @@ static void sys_fold(struct kpmc_cpu *c, const struct kpmc_hw_config *hw, u64 no
 	c->sys_since_ns = now;
 }
 
-static void sys_record(struct kpmc_cpu *c, struct kpmc_system *sys)
+static void sys_record(struct kpmc_cpu *c, struct kpmc_system *sys,
+		       enum kpmc_record_kind kind)
 {
 	struct kpmc_record rec;
 
-	kpmc_record_build(&rec, KPMC_REC_CPU, &sys->conf->sets.set[0], sys_hw(sys),
+	kpmc_record_build(&rec, kind, &sys->conf->sets.set[0], sys_hw(sys),
 			  c->sys_acc, c->sys_run_ns, NULL);
 	rec.nsample = ++c->sys_nsample;
 	kpmc_session_push(sys->session, &rec);
@@ -98,18 +107,62 @@ static void sys_start_on_cpu(void *info)
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
-static void sys_stop_on_cpu(void *info)
+static void sys_stop_here(struct kpmc_system *sys, enum kpmc_record_kind kind)
 {
-	struct kpmc_system *sys = info;
 	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
 
+	if (c->sys != sys)
+		return;
 	/* The timer is pinned here and cannot be running: IRQs are off. */
 	hrtimer_try_to_cancel(&c->timer);
 	sys_fold(c, sys_hw(sys), ktime_get_ns());
-	sys_record(c, sys);
+	sys_record(c, sys, kind);
 	kpmc_backend->stop(sys_hw(sys));
 	c->loaded_generation = 0;
 	WRITE_ONCE(c->sys, NULL);
+}
+
+static void sys_stop_on_cpu(void *info)
+{
+	sys_stop_here(info, KPMC_REC_CPU);
+}
+
+void kpmc_system_cpu_save(struct kpmc_cpu *c)
+{
+	sys_fold(c, sys_hw(c->sys), ktime_get_ns());
+}
+
+void kpmc_system_cpu_reload(struct kpmc_cpu *c)
+{
+	const struct kpmc_hw_config *hw = sys_hw(c->sys);
+
+	kpmc_backend->load(hw, c->last_raw);
+	c->loaded_generation = c->sys->conf->generation;
+	if (c->sys_paused)
+		kpmc_backend->stop(hw);
+	c->sys_since_ns = ktime_get_ns();
+}
+
+void kpmc_system_cpu_online(unsigned int cpu)
+{
+	struct kpmc_system *sys = READ_ONCE(kpmc_system_now);
+
+	if (sys && cpumask_test_cpu(cpu, sys->cpus)) {
+		local_irq_disable();
+		sys_start_on_cpu(sys);
+		local_irq_enable();
+	}
+}
+
+void kpmc_system_cpu_offline(unsigned int cpu)
+{
+	struct kpmc_system *sys = READ_ONCE(kpmc_system_now);
+
+	if (sys) {
+		local_irq_disable();
+		sys_stop_here(sys, KPMC_REC_CPU_OFFLINE);
+		local_irq_enable();
+	}
 }
 
 void kpmc_system_switch(struct kpmc_cpu *c, struct task_struct *prev,
@@ -140,7 +193,7 @@ enum hrtimer_restart kpmc_system_tick(struct kpmc_cpu *c, struct hrtimer *timer)
 
 	sys_fold(c, sys_hw(sys), now);
 	if (tbs && now >= c->sys_next_record_ns) {
-		sys_record(c, sys);
+		sys_record(c, sys, KPMC_REC_CPU);
 		/* Keep the grid: a late tick does not shift later records. */
 		while (c->sys_next_record_ns <= now)
 			c->sys_next_record_ns += tbs;
@@ -155,8 +208,9 @@ static int parse_cpus(struct kpmc_thread *owner, const char *list, size_t len,
 	char buf[64];
 	int err;
 
+	/* All: also the CPUs that come online later. */
 	if (len == 3 && !memcmp(list, "all", 3)) {
-		cpumask_copy(mask, cpu_online_mask);
+		cpumask_copy(mask, cpu_possible_mask);
 		return 0;
 	}
 	if (len == 0 || len >= sizeof(buf))
@@ -183,6 +237,7 @@ bad:
 int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len,
 		      bool exclude_idle)
 {
+	char why[KPMC_ERR_MAX] = "";
 	struct kpmc_system *sys;
 	unsigned int known, counting;
 	int err;
@@ -221,21 +276,40 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 	refcount_inc(&owner->conf->ref);
 	sys->conf = owner->conf;
 
+	cpus_read_lock();
 	mutex_lock(&kpmc_system_lock);
 	kpmc_threads_count(&known, &counting);
 	if (kpmc_system_now || counting) {
 		mutex_unlock(&kpmc_system_lock);
+		cpus_read_unlock();
 		kpmc_reject(owner, "enable", "%s",
 			    kpmc_system_now ? "system-wide monitoring is already on" :
 			    "threads are being monitored per thread: the counters are taken");
 		err = -EBUSY;
 		goto out_refs;
 	}
+	/* Not under the hotplug lock: claiming takes it. */
+	mutex_unlock(&kpmc_system_lock);
+	cpus_read_unlock();
+	err = kpmc_pmu_get(why, sizeof(why));
+	if (err) {
+		kpmc_reject(owner, "enable", "%s", why);
+		goto out_refs;
+	}
 	cpus_read_lock();
+	mutex_lock(&kpmc_system_lock);
+	if (kpmc_system_now) {
+		mutex_unlock(&kpmc_system_lock);
+		cpus_read_unlock();
+		kpmc_pmu_put();
+		kpmc_reject(owner, "enable", "system-wide monitoring is already on");
+		err = -EBUSY;
+		goto out_refs;
+	}
 	WRITE_ONCE(kpmc_system_now, sys);
 	on_each_cpu_mask(sys->cpus, sys_start_on_cpu, sys, true);
-	cpus_read_unlock();
 	mutex_unlock(&kpmc_system_lock);
+	cpus_read_unlock();
 	return 0;
 
 out_refs:
@@ -247,13 +321,12 @@ out_free:
 	return err;
 }
 
-/* Caller holds kpmc_system_lock; sys is kpmc_system_now. */
+/* Caller holds the hotplug read lock and kpmc_system_lock; sys is kpmc_system_now. */
 static void system_stop_locked(struct kpmc_system *sys)
 {
-	cpus_read_lock();
 	on_each_cpu_mask(sys->cpus, sys_stop_on_cpu, sys, true);
-	cpus_read_unlock();
 	WRITE_ONCE(kpmc_system_now, NULL);
+	kpmc_pmu_put();
 	kpmc_shared_config_put(sys->conf);
 	kpmc_session_put(sys->session);
 	free_cpumask_var(sys->cpus);
@@ -265,6 +338,7 @@ int kpmc_system_stop(struct kpmc_thread *owner)
 	struct kpmc_session *s = kpmc_session_of_current();
 	int err = 0;
 
+	cpus_read_lock();
 	mutex_lock(&kpmc_system_lock);
 	if (!kpmc_system_now || !s || kpmc_system_now->session != s) {
 		kpmc_reject(owner, "enable", "system-wide monitoring is not on for this session");
@@ -273,6 +347,7 @@ int kpmc_system_stop(struct kpmc_thread *owner)
 		system_stop_locked(kpmc_system_now);
 	}
 	mutex_unlock(&kpmc_system_lock);
+	cpus_read_unlock();
 	if (s)
 		kpmc_session_put(s);
 	return err;
@@ -280,16 +355,20 @@ int kpmc_system_stop(struct kpmc_thread *owner)
 
 void kpmc_system_session_closed(struct kpmc_session *s)
 {
+	cpus_read_lock();
 	mutex_lock(&kpmc_system_lock);
 	if (kpmc_system_now && kpmc_system_now->session == s)
 		system_stop_locked(kpmc_system_now);
 	mutex_unlock(&kpmc_system_lock);
+	cpus_read_unlock();
 }
 
 void kpmc_system_exit(void)
 {
+	cpus_read_lock();
 	mutex_lock(&kpmc_system_lock);
 	if (kpmc_system_now)
 		system_stop_locked(kpmc_system_now);
 	mutex_unlock(&kpmc_system_lock);
+	cpus_read_unlock();
 }

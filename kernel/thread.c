@@ -97,6 +97,9 @@ static void free_thread_rcu(struct rcu_head *head)
 	struct kpmc_thread *t = container_of(head, struct kpmc_thread, rcu);
 
 	kpmc_selfpage_free(t);
+	/* Freed while counting or armed (unload, a failed attach): its use of the PMU ends. */
+	if (t->state != KPMC_IDLE)
+		kpmc_pmu_put();
 	kpmc_shared_config_put(t->conf);
 	if (t->session)
 		kpmc_session_put(t->session);
@@ -218,6 +221,15 @@ static bool fold(struct kpmc_cpu *c, struct kpmc_thread *t, u64 now)
 	t->switched_in_ns = now;
 	kpmc_selfpage_sync(c, t);
 	return due;
+}
+
+/* t stops counting (or being armed): the PMU claim may go back to perf. */
+static void set_idle(struct kpmc_thread *t)
+{
+	if (t->state != KPMC_IDLE) {
+		t->state = KPMC_IDLE;
+		kpmc_pmu_put();
+	}
 }
 
 static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
@@ -419,7 +431,7 @@ void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next)
 	 */
 	if (tn && unlikely(thread_done(tn))) {
 		emit(tn, KPMC_REC_DETACH);
-		tn->state = KPMC_IDLE;
+		set_idle(tn);
 		kpmc_selfpage_sync(c, tn);
 		tn = NULL;
 	}
@@ -442,10 +454,17 @@ static void stop_current(struct kpmc_thread *t, enum kpmc_record_kind kind);
 
 static enum hrtimer_restart kpmc_tick(struct hrtimer *timer)
 {
-	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+	struct kpmc_cpu *c = container_of(timer, struct kpmc_cpu, timer);
 	struct kpmc_thread *t = c->cur;
 	u64 now, tbs;
 
+	/*
+	 * A CPU that went offline with its timer queued has it migrated to
+	 * another CPU: it has nothing to fold there (its CPU's switch-out
+	 * folded everything), and that CPU has a timer of its own.
+	 */
+	if (c != this_cpu_ptr(&kpmc_cpus))
+		return HRTIMER_NORESTART;
 	if (c->sys)
 		return kpmc_system_tick(c, timer);
 	if (!t)
@@ -496,8 +515,79 @@ static void stop_current(struct kpmc_thread *t, enum kpmc_record_kind kind)
 	}
 	if (t->state == KPMC_COUNTING)
 		emit(t, kind);
-	t->state = KPMC_IDLE;
+	set_idle(t);
 	kpmc_selfpage_sync(c, t);
+}
+
+/* ---- the CPU's PMU loses its state: hotplug, power-down idle, suspend ---- */
+
+/*
+ * This CPU's PMU is about to lose its registers (a power-down idle state,
+ * suspend): fold what its counters hold now. IRQs off, this CPU.
+ */
+void kpmc_cpu_save(void)
+{
+	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+
+	/* Suspend on arm64 runs both the CPU PM and the syscore path: once. */
+	if (c->pm_saved)
+		return;
+	c->pm_saved = true;
+	if (c->sys)
+		kpmc_system_cpu_save(c);
+	else if (c->cur && fold(c, c->cur, ktime_get_ns()))
+		sampling_take(c, c->cur, true);
+}
+
+/*
+ * This CPU's PMU was reset (the kernel's driver does so on every return
+ * from power-down and on hotplug): its counters hold nothing of ours. Put
+ * back exactly what was counting, from the values folded last, so the reset
+ * costs no event and adds none. IRQs off, this CPU.
+ */
+void kpmc_cpu_reload(void)
+{
+	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+	struct kpmc_thread *t = c->cur;
+
+	c->pm_saved = false;
+	/* The reset revoked user-space access (PMUSERENR, CR4.PCE alike). */
+	c->user_access = false;
+	if (kpmc_pmu_claimed_now() && kpmc_backend->cpu_reset)
+		kpmc_backend->cpu_reset();
+	if (c->sys) {
+		kpmc_system_cpu_reload(c);
+	} else if (t) {
+		kpmc_backend->load(thw(t), c->last_raw);
+		c->loaded_generation = tgen(t);
+		kpmc_selfpage_sync(c, t);
+	} else {
+		c->loaded_generation = 0;
+	}
+}
+
+/* Back from a power-down or suspend that kpmc_cpu_save() prepared for. */
+void kpmc_cpu_restore(void)
+{
+	if (this_cpu_read(kpmc_cpus.pm_saved))
+		kpmc_cpu_reload();
+}
+
+static void forget_loaded(void *unused)
+{
+	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+
+	if (!c->cur && !c->sys)
+		c->loaded_generation = 0;
+}
+
+/*
+ * The claim went back to perf, whose events then use and rewrite the
+ * counters: no CPU may later take its selectors as still holding a config.
+ */
+void kpmc_cpus_forget(void)
+{
+	on_each_cpu(forget_loaded, NULL, 1);
 }
 
 /* ---- lifecycle hooks ---- */
@@ -525,6 +615,12 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 		t = alloc_thread(child, GFP_ATOMIC | __GFP_NOWARN);
 	if (!t)
 		t = fork_reserve_take(child);
+	/* The parent holds the PMU claim: the child shares it (cannot fail but in a race with the parent's stop). */
+	if (t && !kpmc_pmu_get_more()) {
+		kfree(t);
+		atomic_dec(&kpmc_threads_live);
+		t = NULL;
+	}
 	if (!t) {
 		rcu_read_unlock();
 		atomic_inc(&kpmc_threads_lost);
@@ -723,6 +819,7 @@ static int need_config_and_session(struct kpmc_thread *t, struct kpmc_session **
 int kpmc_thread_start_self(struct kpmc_thread *t)
 {
 	struct kpmc_session *s, *old;
+	char why[KPMC_ERR_MAX] = "";
 	unsigned long flags;
 	int err;
 
@@ -737,6 +834,12 @@ int kpmc_thread_start_self(struct kpmc_thread *t)
 	err = need_config_and_session(t, &s);
 	if (err)
 		return err;
+	err = kpmc_pmu_get(why, sizeof(why));
+	if (err) {
+		kpmc_reject(t, "enable", "%s", why);
+		kpmc_session_put(s);
+		return err;
+	}
 	old = t->session;
 	local_irq_save(flags);
 	t->session = s;
@@ -852,6 +955,7 @@ static int insert_thread(struct kpmc_thread *t, struct task_struct *task)
 
 int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 {
+	char why[KPMC_ERR_MAX] = "";
 	struct task_struct *task;
 	struct kpmc_session *s;
 	struct kpmc_thread *t;
@@ -885,10 +989,18 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 			    "no such thread" : "permission denied (the caller may not ptrace it)");
 		goto out_task;
 	}
-	err = -ENOMEM;
-	t = alloc_thread(task, GFP_KERNEL);
-	if (!t)
+	err = kpmc_pmu_get(why, sizeof(why));
+	if (err) {
+		kpmc_reject(owner, "enable", "%s", why);
 		goto out_task;
+	}
+	t = alloc_thread(task, GFP_KERNEL);
+	if (!t) {
+		kpmc_pmu_put();
+		err = -ENOMEM;
+		goto out_task;
+	}
+	/* From here t holds the PMU use: freeing it non-idle gives it back. */
 	t->state = at_exec ? KPMC_ARMED_EXEC : KPMC_COUNTING;
 	refcount_inc(&owner->conf->ref);
 	t->conf = owner->conf;
@@ -916,23 +1028,33 @@ out_session:
  * configuration, no session; its children are followed like any monitored
  * thread's. Process context. The counters are loaded at its next switch-in.
  */
-int kpmc_thread_attach_kernel(struct task_struct *task, struct kpmc_shared_config *conf)
+int kpmc_thread_attach_kernel(struct task_struct *task, struct kpmc_shared_config *conf,
+			      char *why, size_t len)
 {
 	struct kpmc_thread *t;
 	int err;
 
-	if (kpmc_system_active())
+	if (kpmc_system_active()) {
+		snprintf(why, len, "system-wide monitoring is on");
 		return -EBUSY;
+	}
+	err = kpmc_pmu_get(why, len);
+	if (err)
+		return err;
 	t = alloc_thread(task, GFP_KERNEL);
-	if (!t)
+	if (!t) {
+		kpmc_pmu_put();
 		return -ENOMEM;
+	}
 	t->state = KPMC_COUNTING;
 	refcount_inc(&conf->ref);
 	t->conf = conf;
 	counting_start(t);
 	err = insert_thread(t, task);
-	if (err)
+	if (err) {
+		snprintf(why, len, "%s", err == -EBUSY ? "already monitored" : "exiting");
 		free_thread_rcu(&t->rcu);
+	}
 	return err;
 }
 

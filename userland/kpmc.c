@@ -259,7 +259,7 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 		if (rec->kind == KPMC_REC_LOST)
 			return;
 		/* System-wide totals are per CPU: file each CPU under its number. */
-		if (rec->kind == KPMC_REC_CPU) {
+		if (KPMC_REC_IS_CPU(rec->kind)) {
 			per_cpu = *rec;
 			per_cpu.pid = 0;
 			per_cpu.tid = rec->cpu;
@@ -468,7 +468,7 @@ static int replay_records(struct trace *t, const char *file, const char *outfile
 		if (rec.set + 1 > t->cols.nsets)
 			t->cols.nsets = rec.set + 1;
 		t->cols.set_mask[rec.set < KPMC_MAX_SETS ? rec.set : 0] |= rec.counter_mask;
-		if (rec.kind == KPMC_REC_CPU)
+		if (KPMC_REC_IS_CPU(rec.kind))
 			t->cols.system_wide = system_wide = 1;
 		if (rec.kind == KPMC_REC_EBS)
 			t->cols.sampling = 1;

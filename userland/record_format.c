@@ -40,6 +40,8 @@ const char *kpmc_record_kind_name(unsigned int kind, char *buf, size_t len)
 		return "mux";
 	case KPMC_REC_CPU:
 		return "cpu";
+	case KPMC_REC_CPU_OFFLINE:
+		return "offline";
 	}
 	snprintf(buf, len, "k%u", kind);
 	return buf;

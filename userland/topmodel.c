@@ -36,7 +36,7 @@ int kpmc_top_add(struct kpmc_top *t, const struct kpmc_record *rec)
 		return 0;
 	}
 	/* System-wide records are per CPU: a row per CPU. */
-	r = rec->kind == KPMC_REC_CPU ? row_of(t, 0, rec->cpu) : row_of(t, rec->pid, rec->tid);
+	r = KPMC_REC_IS_CPU(rec->kind) ? row_of(t, 0, rec->cpu) : row_of(t, rec->pid, rec->tid);
 	if (!r)
 		return -1;
 	r->cpu = rec->cpu;

@@ -314,6 +314,8 @@ void kpmc_x86_on_each_cpu(void (*fn)(void *info), void *info)
 		return;
 	}
 	for (cpu = 0; cpu < m.nr_cpus; cpu++) {
+		if (m.offline & (1u << cpu))
+			continue;
 		model_cpu(cpu);
 		fn(info);
 	}
@@ -579,7 +581,7 @@ int kpmc_x86_cpuid_on(unsigned int cpu, u32 leaf, u32 subleaf, u32 regs[4])
 {
 	unsigned int was = m.cpu;
 
-	if (cpu >= m.nr_cpus)
+	if (cpu >= m.nr_cpus || (m.offline & (1u << cpu)))
 		return -ENODEV;
 	model_cpu(cpu);
 	kpmc_x86_cpuid(leaf, subleaf, regs);
@@ -591,6 +593,11 @@ void *kpmc_x86_zalloc(size_t size)
 {
 	m.allocs++;
 	return calloc(1, size);
+}
+
+void kpmc_x86_note(const char *msg)
+{
+	snprintf(m.note, sizeof(m.note), "%s", msg);
 }
 
 void kpmc_x86_free(void *p)

@@ -66,6 +66,8 @@ struct model {
 	 * fields above are CPU m.cpu's, the others wait in bank[] (model_cpu).
 	 */
 	bool hybrid;
+	u32 offline;			/* CPUs on_each_cpu and cpuid_on do not reach */
+	char note[160];			/* the last kpmc_x86_note() */
 	u8 core_type[MODEL_CPUS];	/* CPUID.1AH:EAX[31:24] */
 	unsigned int cpuid_gp;		/* what CPUID.0AH says of this CPU's GP counters */
 	struct model_bank {

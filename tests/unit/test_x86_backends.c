@@ -512,6 +512,54 @@ static void test_hybrid_encode(void **state)
 	assert_int_equal(m.allocs, 0);
 }
 
+/*
+ * CPU hotplug on a hybrid part: an E-core offline at probe is taken as a
+ * P-core until it comes online; cpu_came_online() reads its core type, so no
+ * P-core-only MSR (PERFEVTSEL6/7) is ever written on it.
+ */
+static void test_hybrid_cpu_online(void **state)
+{
+	struct kpmc_hw_config hw;
+
+	(void)state;
+	model_init(MODEL_ADL);
+	m.offline = 1u << 3;
+	memset(&desc, 0, sizeof(desc));
+	be = &kpmc_intel_backend;
+	assert_int_equal(be->probe(&desc, why, sizeof(why)), 0);
+	assert_string_equal(desc.core_type[0].cpus, "0-1,3");
+	assert_int_equal(be->claim(0x7ff, why, sizeof(why)), 0);
+	assert_int_equal(configure("pmc1,pmc9=0x2e,umask9=0x41,pmc10=0xc5", &hw), 0);
+	/* CPU 3 comes online: the core calls cpu_came_online there before it runs threads. */
+	m.offline = 0;
+	model_cpu(3);
+	assert_int_equal(be->cpu_came_online(3), 0);
+	m.sel[6] = m.sel[7] = 0;
+	load_zero(&hw);
+	assert_true(m.global_ctrl == 1ULL << 33);
+	assert_true(m.sel[6] == 0 && m.sel[7] == 0);
+	assert_int_equal(be->uncounted(&hw), (1u << 9) | (1u << 10));
+	assert_string_equal(m.note, "");
+	/* A P-core is still counted in full. */
+	load_on(1, &hw);
+	assert_true(m.sel[6] == 0x41412e && m.sel[7] == 0x4100c5);
+	assert_int_equal(be->uncounted(&hw), 0);
+	be->release(&hw);
+	be->unclaim(0x7ff);
+
+	/* A core type that no CPU had at probe: the smaller type's view, and a note. */
+	model_init(MODEL_ADL);
+	m.core_type[3] = 0x30;
+	m.offline = 1u << 3;
+	memset(&desc, 0, sizeof(desc));
+	assert_int_equal(be->probe(&desc, why, sizeof(why)), 0);
+	m.offline = 0;
+	model_cpu(3);
+	assert_int_equal(be->cpu_came_online(3), 0);
+	assert_string_equal(m.note,
+			    "CPU 3 has core type 0x30, which no CPU had at load: counted as E-core (0x20)");
+}
+
 /* A minimal core: what kernel/thread.c does at switch-in, fold and record. */
 struct sim_thread {
 	u64 acc[KPMC_MAX_COUNTERS], last_raw[MODEL_CPUS][KPMC_MAX_COUNTERS];
@@ -649,6 +697,7 @@ int main(void)
 		cmocka_unit_test(test_perf_holds_pmu),
 		cmocka_unit_test(test_hybrid_detection),
 		cmocka_unit_test(test_hybrid_encode),
+		cmocka_unit_test(test_hybrid_cpu_online),
 		cmocka_unit_test(test_hybrid_migration),
 		cmocka_unit_test(test_hybrid_ebs),
 	};

@@ -319,7 +319,7 @@ static void take_record(const struct kpmc_record *r)
 		stats.lost += r->lost;
 		return;
 	}
-	if (r->kind == KPMC_REC_CPU)
+	if (KPMC_REC_IS_CPU(r->kind))
 		return;
 	stats.records++;
 	is_sample = r->kind == KPMC_REC_EBS || r->kind == KPMC_REC_TBS;

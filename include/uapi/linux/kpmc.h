@@ -29,7 +29,15 @@ enum kpmc_record_kind {
 	KPMC_REC_LOST = 5,	/* the ring was full: lost records were dropped since the last LOST */
 	KPMC_REC_MUX = 6,	/* event sets rotate: what the set that gives way counted */
 	KPMC_REC_CPU = 7,	/* system-wide: what one CPU counted (pid, tid 0; see cpu) */
+	/*
+	 * System-wide: the CPU goes offline; what it counted since its last
+	 * record. Its records resume (nsample from 1) when it is back online.
+	 */
+	KPMC_REC_CPU_OFFLINE = 8,
 };
+
+/* A system-wide record: one CPU's counts. */
+#define KPMC_REC_IS_CPU(kind)	((kind) == KPMC_REC_CPU || (kind) == KPMC_REC_CPU_OFFLINE)
 
 struct kpmc_record {
 	__u16 version;		/* KPMC_RECORD_VERSION */

@@ -83,21 +83,21 @@ struct kpmc_backend {
 	/*
 	 * The CPU lifecycle (kernel/cpu_state.c calls these), all optional.
 	 *
-	 * cpu_online: process context, on CPU cpu as it comes online (CPU
+	 * cpu_came_online: process context, on CPU cpu as it comes online (CPU
 	 * hotplug), after the kernel's own PMU driver set that CPU's PMU up and
 	 * before any task but per-CPU kthreads runs there. Discover the CPU's
 	 * PMU if it is new, and do there what claim() did on every CPU, if the
 	 * counters are claimed; then as cpu_reset(). May sleep.
 	 *
-	 * cpu_offline: process context, on CPU cpu as it goes offline; may sleep.
+	 * cpu_going_offline: process context, on CPU cpu as it goes offline; may sleep.
 	 *
 	 * cpu_reset: IRQs off, this CPU: its PMU lost its state (back from a
 	 * power-down idle state or from suspend; the kernel's driver has reset
 	 * it). Make it ready for load() again, as claim() left it. The core then
 	 * reloads what was counting.
 	 */
-	int (*cpu_online)(unsigned int cpu);
-	void (*cpu_offline)(unsigned int cpu);
+	int (*cpu_came_online)(unsigned int cpu);
+	void (*cpu_going_offline)(unsigned int cpu);
 	void (*cpu_reset)(void);
 };
 

@@ -82,6 +82,30 @@ static inline void kpmc_hrtimer_setup(struct hrtimer *timer,
 }
 #endif
 
+/* ---- syscore (suspend/resume of the last CPU) ---------------------------- */
+
+/*
+ * Since 6.19 syscore callbacks take a context pointer and are registered as
+ * a struct syscore that points to const ops. KPMC_SYSCORE_ARGS is the
+ * callbacks' parameter list; KPMC_DEFINE_SYSCORE(name, suspend, resume)
+ * defines what kpmc_register_syscore(&name) registers.
+ */
+#include <linux/syscore_ops.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
+#define KPMC_SYSCORE_ARGS	void *data
+#define KPMC_DEFINE_SYSCORE(name, s, r)						\
+	static const struct syscore_ops name##_ops = { .suspend = s, .resume = r };	\
+	static struct syscore name = { .ops = &name##_ops }
+#define kpmc_register_syscore(x)	register_syscore(x)
+#define kpmc_unregister_syscore(x)	unregister_syscore(x)
+#else
+#define KPMC_SYSCORE_ARGS	void
+#define KPMC_DEFINE_SYSCORE(name, s, r)						\
+	static struct syscore_ops name = { .suspend = s, .resume = r }
+#define kpmc_register_syscore(x)	register_syscore_ops(x)
+#define kpmc_unregister_syscore(x)	unregister_syscore_ops(x)
+#endif
+
 /* ---- irq_work ------------------------------------------------------------- */
 
 /*

@@ -133,6 +133,7 @@ struct kpmc_cpu {
 	u64 sys_nsample;
 	bool sys_paused;		/* idle excluded and the idle task runs */
 	bool user_access;		/* the backend grants user-space counter reads now */
+	bool pm_saved;			/* folded for a PMU power-down, not yet reloaded */
 };
 
 DECLARE_PER_CPU(struct kpmc_cpu, kpmc_cpus);
@@ -145,8 +146,17 @@ extern const struct kpmc_backend *kpmc_backend;
 extern struct kpmc_pmu_desc kpmc_pmu;
 extern char kpmc_no_pmu_reason[KPMC_ERR_MAX];
 extern const struct kpmc_hook_source *kpmc_hooks;
-int kpmc_pmu_acquire(char *why, size_t len);
-void kpmc_pmu_release(void);
+/*
+ * Users of the PMU claim: a thread counting or armed, a system-wide session.
+ * get: process context, claims for the first user; or why not. get_more:
+ * any context, only while another user holds the claim (a fork). put: any
+ * context; the claim goes back after the last.
+ */
+int kpmc_pmu_get(char *why, size_t len);
+bool kpmc_pmu_get_more(void);
+void kpmc_pmu_put(void);
+unsigned int kpmc_pmu_user_count(bool *claimed);
+bool kpmc_pmu_claimed_now(void);
 void kpmc_reject(struct kpmc_thread *t, const char *file, const char *fmt, ...) __printf(3, 4);
 
 /* thread.c */
@@ -160,6 +170,11 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec);
 int kpmc_thread_detach(struct kpmc_thread *owner, pid_t tid);
 void kpmc_threads_count(unsigned int *known, unsigned int *counting);
 void kpmc_live_objects(int *threads, int *configs);
+/* The CPU's PMU loses its state / lost it (IRQs off, this CPU); after an unclaim. */
+void kpmc_cpu_save(void);
+void kpmc_cpu_reload(void);
+void kpmc_cpu_restore(void);
+void kpmc_cpus_forget(void);
 
 /* The in-kernel metric API: what kpmc has counted for a monitored thread. */
 struct kpmc_thread_metrics {
@@ -174,14 +189,14 @@ struct kpmc_thread_metrics {
 int kpmc_thread_metrics(struct task_struct *task, struct kpmc_thread_metrics *m);
 struct kpmc_shared_config *kpmc_shared_config_new(const struct kpmc_config_sets *sets,
 						  char *why, size_t len);
-int kpmc_thread_attach_kernel(struct task_struct *task, struct kpmc_shared_config *conf);
+int kpmc_thread_attach_kernel(struct task_struct *task, struct kpmc_shared_config *conf,
+			      char *why, size_t len);
 int kpmc_thread_detach_kernel(struct task_struct *task);
 
 /* kernel_api.c: monitoring that scheduling code asks for (pmc_ops_monitor). */
 int kpmc_kernel_monitor(struct task_struct *task, bool on);
 int kpmc_kernel_api_init(struct proc_dir_entry *dir);
 void kpmc_kernel_api_stop(void);
-void kpmc_kernel_api_exit(void);
 int kpmc_thread_read_self(struct kpmc_thread *t, struct kpmc_self_sets *out);
 extern atomic_t kpmc_threads_lost;
 void kpmc_shared_config_put(struct kpmc_shared_config *c);
@@ -196,6 +211,15 @@ void kpmc_system_switch(struct kpmc_cpu *c, struct task_struct *prev,
 			struct task_struct *next);
 enum hrtimer_restart kpmc_system_tick(struct kpmc_cpu *c, struct hrtimer *timer);
 void kpmc_system_exit(void);
+/* This CPU (IRQs off), counting system-wide: fold before / reload after a PMU reset. */
+void kpmc_system_cpu_save(struct kpmc_cpu *c);
+void kpmc_system_cpu_reload(struct kpmc_cpu *c);
+/* CPU hotplug, process context on that CPU, CPU hotplug lock held. */
+void kpmc_system_cpu_online(unsigned int cpu);
+void kpmc_system_cpu_offline(unsigned int cpu);
+/* cpu_state.c: CPU hotplug, CPU PM and suspend notifications. */
+int kpmc_cpu_state_init(void);
+void kpmc_cpu_state_exit(void);
 
 /* session.c */
 extern unsigned int kpmc_ring_records;
