@@ -23,6 +23,11 @@
 # first run perf counted 0 with running 0 on cpu0 (on cpu1 right) until
 # rmmod (measured earlier: 15,027,536 for 12,019,589 with running ==
 # enabled).
+# With hotplug handling (cpu_state.c, two boots): +858/+994 ppm under the
+# cycling (perf +1105/+973), +451/+423 onlined mid-run, +931/+877 on the
+# perf backend; -S 1,000,674,737 with cpu1 counting 634 of 1062 ms; 250
+# ebs samples summing to +1438 ppm; perf exact after kpmc, running 0
+# during it.
 CPU1=/sys/devices/system/cpu/cpu1/online
 # Under the cycler: 500 chunks of 5e6 instructions, 2.5 s; cpu1 goes offline
 # and online about every 70 ms (30..38 cycles seen; the hotplug work itself
