@@ -98,9 +98,12 @@ guest-arm64-patched-6.12-rt-smp: stage
 guest-x86_64-patched-6.12: stage
 	scripts/run-patched-tier.sh x86_64 $(BUILD) 1 6.12
 
-# The same arm64 guest with 2 CPUs: the system-wide tests (t_smp_*).
+# The same arm64 guest with 2 CPUs: the system-wide, CPU hotplug and
+# idle/suspend tests (t_smp_*), booted with a PSCI power-down idle state
+# (scripts/idle-dtb.sh) so that every idle exit resets the PMU, as on
+# real ARM SoCs.
 guest-arm64-smp: stage
-	KPMC_GUEST_SMP=2 scripts/run-guest-tests.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/run-smp
+	KPMC_GUEST_IDLE=powerdown KPMC_GUEST_SMP=2 scripts/run-guest-tests.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/run-smp
 
 bench: stage
 	bench/run.sh full
@@ -126,6 +129,10 @@ tier-arm64-%: stage
 	scripts/run-kernel-tier.sh $* arm64 $(BUILD)
 tier-x86_64-%: stage
 	scripts/run-kernel-tier.sh $* x86_64 $(BUILD)
+# The 6.12 tier's 2-CPU run, as guest-arm64-smp: build/tiers/arm64-6.12-smp.
+.PHONY: tier-smp-arm64-6.12
+tier-smp-arm64-6.12: stage
+	KPMC_GUEST_IDLE=powerdown KPMC_GUEST_SMP=2 scripts/run-kernel-tier.sh 6.12 arm64 $(BUILD)
 
 # A patched arm64 kernel's 1-CPU and 2-CPU runs share its build directory:
 # one stage runs both, one after the other.
@@ -144,12 +151,13 @@ patched-arm64-6.12-rt-both: stage
 # patch and module code on debug kernels, and both pairs of kernel builds
 # would not fit make test's cold budget on 2 cores.
 GUEST_STAGES := patched-arm64-6.12-rt-both test-packages guest-x86_64-patched-6.12 \
-	$(addprefix tier-arm64-,$(KERNEL_TIERS_arm64)) guest-arm64 guest-arm64-smp \
+	$(addprefix tier-arm64-,$(KERNEL_TIERS_arm64)) guest-arm64 guest-arm64-smp tier-smp-arm64-6.12 \
 	guest-x86_64 $(addprefix tier-x86_64-,$(KERNEL_TIERS_x86_64)) bench-smoke
 GUEST_RESULTS := $(BUILD)/arm64/run/result $(BUILD)/arm64/run-smp/result $(BUILD)/x86_64/run/result \
 	$(BUILD)/arm64-patched-6.12-rt/run/result $(BUILD)/arm64-patched-6.12-rt/run-smp/result \
 	$(BUILD)/x86_64-patched-6.12/run/result \
 	$(foreach a,arm64 x86_64,$(foreach t,$(KERNEL_TIERS_$(a)),$(BUILD)/tiers/$(a)-$(t)/run/result)) \
+	$(BUILD)/tiers/arm64-6.12-smp/run/result \
 	$(BUILD)/packages/result $(BUILD)/bench/result
 
 # The scheduler patch's 6.1 series on its debug kernels (x86_64; arm64 with

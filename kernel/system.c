@@ -127,9 +127,9 @@ static void sys_stop_on_cpu(void *info)
 	sys_stop_here(info, KPMC_REC_CPU);
 }
 
-void kpmc_system_cpu_save(struct kpmc_cpu *c)
+void kpmc_system_cpu_save(struct kpmc_cpu *c, u64 now)
 {
-	sys_fold(c, sys_hw(c->sys), ktime_get_ns());
+	sys_fold(c, sys_hw(c->sys), now);
 }
 
 void kpmc_system_cpu_reload(struct kpmc_cpu *c)
@@ -138,9 +138,9 @@ void kpmc_system_cpu_reload(struct kpmc_cpu *c)
 
 	kpmc_backend->load(hw, c->last_raw);
 	c->loaded_generation = c->sys->conf->generation;
+	/* The time powered down stays in the interval since the save: counted time. */
 	if (c->sys_paused)
 		kpmc_backend->stop(hw);
-	c->sys_since_ns = ktime_get_ns();
 }
 
 void kpmc_system_cpu_online(unsigned int cpu)

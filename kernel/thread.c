@@ -533,9 +533,13 @@ void kpmc_cpu_save(void)
 	if (c->pm_saved)
 		return;
 	c->pm_saved = true;
+	/*
+	 * The fast clock: in suspend-to-idle this runs with timekeeping
+	 * suspended, where ktime_get() warns; both read CLOCK_MONOTONIC.
+	 */
 	if (c->sys)
-		kpmc_system_cpu_save(c);
-	else if (c->cur && fold(c, c->cur, ktime_get_ns()))
+		kpmc_system_cpu_save(c, ktime_get_mono_fast_ns());
+	else if (c->cur && fold(c, c->cur, ktime_get_mono_fast_ns()))
 		sampling_take(c, c->cur, true);
 }
 

@@ -12,7 +12,10 @@ tier=${1:?usage: run-kernel-tier.sh TIER ARCH BUILD}
 arch=${2:?}
 build=${3:?}
 top=$(cd "$(dirname "$0")/.." && pwd)
+# KPMC_GUEST_SMP=2: the multi-CPU run of the tier (t_smp_*), its own directory.
+smp=${KPMC_GUEST_SMP:-1}
 out=$build/tiers/$arch-$tier
+[ "$smp" -gt 1 ] && out=$out-smp
 run=$out/run
 mkdir -p "$run"
 rm -f "$run/result"
@@ -32,5 +35,7 @@ root=$out/root
 rm -rf "$root"
 cp -a "$build/$arch/root" "$root"
 cp "$out/kpmc.ko" "$root/kpmc.ko"
-KPMC_KERNEL=$img KPMC_TIER_LABEL="$arch $tier ($kver)" \
+label="$arch $tier ($kver)"
+[ "$smp" -gt 1 ] && label="$arch $tier $smp CPUs ($kver)"
+KPMC_KERNEL=$img KPMC_TIER_LABEL="$label" \
 	exec "$top/scripts/run-guest-tests.sh" "$arch" "$root" "$run"

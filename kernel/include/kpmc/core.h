@@ -212,7 +212,7 @@ void kpmc_system_switch(struct kpmc_cpu *c, struct task_struct *prev,
 enum hrtimer_restart kpmc_system_tick(struct kpmc_cpu *c, struct hrtimer *timer);
 void kpmc_system_exit(void);
 /* This CPU (IRQs off), counting system-wide: fold before / reload after a PMU reset. */
-void kpmc_system_cpu_save(struct kpmc_cpu *c);
+void kpmc_system_cpu_save(struct kpmc_cpu *c, u64 now);
 void kpmc_system_cpu_reload(struct kpmc_cpu *c);
 /* CPU hotplug, process context on that CPU, CPU hotplug lock held. */
 void kpmc_system_cpu_online(unsigned int cpu);
