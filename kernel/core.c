@@ -132,6 +132,13 @@ unsigned int kpmc_pmu_user_count(bool *claimed)
 	return atomic_read(&kpmc_pmu_users);
 }
 
+/* Process context: wait for a give-back already on its way. */
+void kpmc_pmu_settle(void)
+{
+	irq_work_sync(&kpmc_pmu_release_irq_work);
+	flush_work(&kpmc_pmu_release_work);
+}
+
 /* Unload: every user is gone (threads freed, system session stopped). */
 static void kpmc_pmu_shutdown(void)
 {

@@ -314,6 +314,12 @@ static int monitor_open(struct inode *inode, struct file *f)
 static int monitor_release(struct inode *inode, struct file *f)
 {
 	kpmc_session_close(f->private_data);
+	/*
+	 * A give-back of the PMU that the session's last threads started
+	 * completes before the reader's close does: once "kpmc -- prog"
+	 * has exited, perf has its counters.
+	 */
+	kpmc_pmu_settle();
 	return 0;
 }
 

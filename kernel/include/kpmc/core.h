@@ -157,6 +157,7 @@ bool kpmc_pmu_get_more(void);
 void kpmc_pmu_put(void);
 unsigned int kpmc_pmu_user_count(bool *claimed);
 bool kpmc_pmu_claimed_now(void);
+void kpmc_pmu_settle(void);
 void kpmc_reject(struct kpmc_thread *t, const char *file, const char *fmt, ...) __printf(3, 4);
 
 /* thread.c */
