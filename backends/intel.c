@@ -46,9 +46,15 @@ static struct {
 	unsigned int fixed_slots;		/* pmc numbers given to fixed counters */
 	unsigned int nr_gp;			/* the most any type has */
 	u64 claimed_status;			/* GLOBAL_STATUS bits of our counters */
+	bool hybrid;				/* CPUID.07H:EDX[15], whatever types were found */
 } intel;
 
-/* Per CPU, its index in intel.type[], cached at probe: no CPUID on hot paths. */
+/*
+ * Per CPU, its index in intel.type[], cached at probe: no CPUID on hot paths.
+ * INTEL_TYPE_NONE: a hybrid CPU of a core type no CPU had at probe, whose
+ * counters kpmc cannot know: it programs none there (all read uncounted).
+ */
+#define INTEL_TYPE_NONE		INTEL_MAX_TYPES
 static u8 intel_cpu_type[KPMC_X86_MAX_CPUS];
 
 /* A hybrid encoding's per-type part (hw->priv); hw itself holds type 0's. */
@@ -59,19 +65,22 @@ struct intel_enc {
 
 static unsigned int type_here(void)
 {
-	return intel.nr_types > 1 ? intel_cpu_type[kpmc_x86_cpu()] : 0;
+	return intel.hybrid ? intel_cpu_type[kpmc_x86_cpu()] : 0;
 }
 
+/* A type-NONE CPU: the global controls (every hybrid part has v5) and nothing else. */
 static const struct intel_pmu *pmu_here(unsigned int *t)
 {
 	*t = type_here();
-	return &intel.type[*t];
+	return &intel.type[*t == INTEL_TYPE_NONE ? 0 : *t];
 }
 
 static u32 absent_on(const struct kpmc_hw_config *hw, unsigned int t)
 {
 	const struct intel_enc *e = hw->priv;
 
+	if (t == INTEL_TYPE_NONE)
+		return (1u << hw->nr) - 1;
 	return e ? e->absent[t] : 0;
 }
 
@@ -79,6 +88,8 @@ static u64 enable_on(const struct kpmc_hw_config *hw, unsigned int t)
 {
 	const struct intel_enc *e = hw->priv;
 
+	if (t == INTEL_TYPE_NONE)
+		return 0;
 	return e ? e->enable_bits[t] : hw->enable_bits;
 }
 
@@ -370,6 +381,7 @@ static int intel_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 		kpmc_x86_cpuid(7, 0, r);
 		hybrid = r[3] & (1u << 15);
 	}
+	intel.hybrid = hybrid;
 	if (hybrid) {
 		err = probe_hybrid(why, len);
 	} else {
@@ -694,7 +706,7 @@ static void intel_quiesce(void *unused)
 		kpmc_x86_wrmsr(MSR_X86_PERF_GLOBAL_CTRL, 0);
 		kpmc_x86_wrmsr(MSR_X86_FIXED_CTR_CTRL, 0);
 	}
-	for (i = 0; i < p->nr_gp; i++)
+	for (i = 0; t != INTEL_TYPE_NONE && i < p->nr_gp; i++)
 		kpmc_x86_wrmsr(MSR_X86_PERFEVTSEL0 + i, 0);
 }
 
@@ -722,30 +734,27 @@ static int intel_claim(u32 mask, char *why, size_t len)
  * A CPU comes online (hotplug or resume; process context, on that CPU). On
  * a hybrid part, a CPU offline at probe was taken as type 0: read its core
  * type now, before any thread counts there, so that no MSR its type lacks is
- * ever written. A core type no CPU had at probe has no encodings: such a
- * CPU is given the type with the fewest counters of each kind that the
- * configurations were checked against, and says so.
+ * ever written. A core type no CPU had at probe has no encodings and no
+ * known counters: kpmc counts nothing on such a CPU, and says so.
  */
 static int intel_cpu_online(unsigned int cpu)
 {
-	unsigned int t, fewest = 0;
+	unsigned int t;
 	char note[128];
 	u32 r[4];
 	u8 raw;
 
-	if (intel.nr_types > 1 && cpu < KPMC_X86_MAX_CPUS) {
+	if (intel.hybrid && cpu < KPMC_X86_MAX_CPUS) {
 		kpmc_x86_cpuid(0x1a, 0, r);
 		raw = r[0] >> 24;
 		for (t = 0; t < intel.nr_types && intel.type[t].core_type != raw; t++)
-			if (intel.type[t].nr_gp + intel.type[t].nr_fixed <
-			    intel.type[fewest].nr_gp + intel.type[fewest].nr_fixed)
-				fewest = t;
+			;
 		if (t == intel.nr_types) {
 			snprintf(note, sizeof(note),
-				 "CPU %u has core type 0x%x, which no CPU had at load: counted as %s (0x%x)",
-				 cpu, raw, type_name(&intel.type[fewest]), intel.type[fewest].core_type);
+				 "CPU %u has core type 0x%x, which no CPU had at load: kpmc counts nothing there (reload kpmc with it online)",
+				 cpu, raw);
 			kpmc_x86_note(note);
-			t = fewest;
+			t = INTEL_TYPE_NONE;
 		}
 		intel_cpu_type[cpu] = t;
 	}

@@ -557,7 +557,36 @@ static void test_hybrid_cpu_online(void **state)
 	model_cpu(3);
 	assert_int_equal(be->cpu_came_online(3), 0);
 	assert_string_equal(m.note,
-			    "CPU 3 has core type 0x30, which no CPU had at load: counted as E-core (0x20)");
+			    "CPU 3 has core type 0x30, which no CPU had at load: kpmc counts nothing there (reload kpmc with it online)");
+	/* Nothing is programmed there; what the thread counted reads back, uncounted. */
+	assert_int_equal(be->claim(0x7ff, why, sizeof(why)), 0);
+	assert_int_equal(configure("pmc1,pmc3=0xc4", &hw), 0);
+	memset(m.sel, 0, sizeof(m.sel));
+	m.writes = 0;
+	{
+		u64 start[KPMC_MAX_COUNTERS] = { 5, 7 }, raw[KPMC_MAX_COUNTERS];
+
+		be->load(&hw, start);
+		be->start(&hw);
+		be->read(&hw, raw);
+		assert_true(raw[0] == 5 && raw[1] == 7);
+	}
+	assert_true(m.sel[0] == 0 && m.global_ctrl == 0);
+	assert_int_equal(be->uncounted(&hw), (1u << 1) | (1u << 3));
+	be->release(&hw);
+	be->unclaim(0x7ff);
+
+	/* Only P-cores online at load: one type known, an E-core is new at online. */
+	model_init(MODEL_ADL);
+	m.offline = (1u << 2) | (1u << 3);
+	memset(&desc, 0, sizeof(desc));
+	assert_int_equal(be->probe(&desc, why, sizeof(why)), 0);
+	m.offline = 0;
+	model_cpu(2);
+	m.note[0] = '\0';
+	assert_int_equal(be->cpu_came_online(2), 0);
+	assert_string_equal(m.note,
+			    "CPU 2 has core type 0x20, which no CPU had at load: kpmc counts nothing there (reload kpmc with it online)");
 }
 
 /* A minimal core: what kernel/thread.c does at switch-in, fold and record. */
