@@ -85,13 +85,15 @@ static inline void kpmc_hrtimer_setup(struct hrtimer *timer,
 /* ---- syscore (suspend/resume of the last CPU) ---------------------------- */
 
 /*
- * Since 6.19 syscore callbacks take a context pointer and are registered as
- * a struct syscore that points to const ops. KPMC_SYSCORE_ARGS is the
- * callbacks' parameter list; KPMC_DEFINE_SYSCORE(name, suspend, resume)
- * defines what kpmc_register_syscore(&name) registers.
+ * Since 6.19 (and in some distributions' 6.12) syscore callbacks take a
+ * context pointer and are registered as a struct syscore that points to
+ * const ops: Kbuild finds it in the headers (KPMC_HAVE_STRUCT_SYSCORE), as
+ * the version cannot tell. KPMC_SYSCORE_ARGS is the callbacks' parameter
+ * list; KPMC_DEFINE_SYSCORE(name, suspend, resume) defines what
+ * kpmc_register_syscore(&name) registers.
  */
 #include <linux/syscore_ops.h>
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
+#ifdef KPMC_HAVE_STRUCT_SYSCORE
 #define KPMC_SYSCORE_ARGS	void *data
 #define KPMC_DEFINE_SYSCORE(name, s, r)						\
 	static const struct syscore_ops name##_ops = { .suspend = s, .resume = r };	\
