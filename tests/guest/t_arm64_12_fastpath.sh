@@ -18,11 +18,23 @@ awk '/^pairs n=/ { split($3, a, "="); split($4, b, "=");
 verdict arm64_fastpath_equals_read "$r"
 
 # Regions over the fast path: long - short exact, as over read() (t_arm64_11).
+# A fast read that a switch or the fold timer interrupts retries (its page's
+# seq moved), and a retry inside a region's closing read is counted in that
+# region: some 8 instructions each, seen once as 8,000,016 on 6.12 under a
+# loaded host (interrupt timing follows host time). So: exact in one of up to
+# three runs, and no run beyond a few retries.
 r=""
-KPMC_READ_PATH=fast "$BIN/regions" >$OUT/fp_regions.txt 2>&1 || r="regions on the fast path failed: $(cat $OUT/fp_regions.txt);"
-cat $OUT/fp_regions.txt
-grep -q '^regions long-short=8000000$' $OUT/fp_regions.txt || r="$r long - short is not exactly 8,000,000 on the fast path;"
-grep -q '^regions path fast=[1-9][0-9]* read=0$' $OUT/fp_regions.txt || r="$r regions did not read through the fast path only;"
+exact=0
+for i in 1 2 3; do
+	KPMC_READ_PATH=fast "$BIN/regions" >$OUT/fp_regions.txt 2>&1 || r="$r regions on the fast path failed: $(cat $OUT/fp_regions.txt);"
+	cat $OUT/fp_regions.txt
+	d=$(sed -n 's/^regions long-short=//p' $OUT/fp_regions.txt)
+	[ -n "$d" ] && [ "$d" -ge 8000000 ] && [ "$d" -le 8000064 ] ||
+		r="$r long - short '$d' is not 8,000,000 (up to 8 retries of 8 more);"
+	grep -q '^regions path fast=[1-9][0-9]* read=0$' $OUT/fp_regions.txt || r="$r regions did not read through the fast path only;"
+	[ "$d" = 8000000 ] && { exact=1; break; }
+done
+[ $exact = 1 ] || r="$r long - short not exactly 8,000,000 on the fast path in 3 runs;"
 verdict arm64_fastpath_regions_exact "$r"
 
 # Two threads, each its own page; the same code counts the same in both.
