@@ -78,7 +78,7 @@ static DECLARE_WORK(kpmc_pmu_release_work, pmu_release_work);
  */
 static void pmu_release_irq_work(struct irq_work *w)
 {
-	queue_work(system_unbound_wq, &kpmc_pmu_release_work);
+	kpmc_defer(&kpmc_pmu_release_work);
 }
 
 static struct irq_work kpmc_pmu_release_irq_work;
