@@ -45,18 +45,59 @@ x86_64)
 		-kernel "$kernel" -initrd "$initrd"
 		-append "console=ttyS0 quiet panic=-1 oops=panic mitigations=off kpmc.mode=$mode $extra"
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+	# QMP on a pair of FIFOs, for the suspend test's fallback wake (below):
+	# S3 is woken by the CMOS RTC alarm, which never comes if it fired
+	# before the guest was asleep.
+	mon=$(mktemp -d "${TMPDIR:-/tmp}/kpmc-qmp.XXXXXX") || exit 1
+	mkfifo "$mon/m.in" "$mon/m.out" || exit 1
+	cmd+=(-qmp "pipe:$mon/m")
 	;;
 *) echo "boot-guest: unknown arch $arch" >&2; exit 2 ;;
 esac
 cmd+=(-nographic -no-reboot)
 
 mkdir -p "$(dirname "$log")"
+# x86_64: a guest left suspended (S3) for KPMC_GUEST_WAKE_S seconds (30)
+# since its last SUSPEND event is woken by QMP's system_wakeup, and says so
+# on stderr.
+watcher=
+if [ -n "${mon:-}" ]; then
+	(
+		exec 3<>"$mon/m.in" 4<>"$mon/m.out"
+		cat <&4 >>"$mon/out" &
+		echo $! >"$mon/cat.pid"
+		echo '{"execute": "qmp_capabilities"}' >&3
+		seen=0 asleep=0
+		# Until this script ends (also when killed).
+		while kill -0 $$ 2>/dev/null && sleep 1; do
+			ns=$(grep -c '"event": "SUSPEND"' "$mon/out")
+			nw=$(grep -c '"event": "WAKEUP"' "$mon/out")
+			[ "$ns" -ne "$seen" ] && seen=$ns asleep=0
+			[ "$ns" -gt "$nw" ] || continue
+			asleep=$((asleep + 1))
+			if [ $asleep -ge "${KPMC_GUEST_WAKE_S:-30}" ]; then
+				echo "boot-guest: guest suspended for ${asleep}s, woken by system_wakeup" >&2
+				echo '{"execute": "system_wakeup"}' >&3
+				asleep=0
+			fi
+		done
+		kill -- "$(cat "$mon/cat.pid")" 2>/dev/null
+		rm -rf "$mon"
+	) &
+	watcher=$!
+fi
 if [ "$mode" = demo ] || [ "${KPMC_VERBOSE:-0}" = 1 ]; then
 	timeout "$limit" "${cmd[@]}" </dev/null 2>&1 | tee "$log" | tr -d '\r' | grep -av 'KPMC-GUEST-DONE'
 	rc=${PIPESTATUS[0]}
 else
 	timeout "$limit" "${cmd[@]}" </dev/null >"$log" 2>&1
 	rc=$?
+fi
+if [ -n "$watcher" ]; then
+	kill -- "$watcher" 2>/dev/null
+	wait "$watcher" 2>/dev/null
+	[ -s "$mon/cat.pid" ] && kill -- "$(cat "$mon/cat.pid")" 2>/dev/null
+	rm -rf "$mon"
 fi
 if [ $rc -eq 124 ]; then
 	echo "boot-guest: $arch guest timed out after ${limit}s" >&2

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perfcount [-k] CMD [ARG...]: run CMD under a perf counting event for
- * retired instructions (PERF_COUNT_HW_INSTRUCTIONS, user mode only unless
- * -k, inherited by CMD's threads and children, enabled at its exec), wait
- * for it and print "perfcount count=C enabled=E running=R status=S".
+ * perfcount [-k] [-e TYPE:CONFIG] CMD [ARG...]: run CMD under a perf
+ * counting event for retired instructions (PERF_COUNT_HW_INSTRUCTIONS, or
+ * perf's event TYPE:CONFIG, e.g. 1:3 for software context switches), user
+ * mode only unless -k, inherited by CMD's threads and children, enabled at
+ * its exec), wait for it and print
+ * "perfcount count=C enabled=E running=R status=S".
  * The reference a kpmc count of the same workload is compared with.
  */
 #include <linux/perf_event.h>
@@ -20,17 +22,34 @@ int main(int argc, char **argv)
 {
 	struct perf_event_attr attr;
 	int go[2], kernel = 0, fd, status;
+	unsigned long type = PERF_TYPE_HARDWARE;
+	unsigned long long config = PERF_COUNT_HW_INSTRUCTIONS;
+	char *end;
 	uint64_t v[3];
 	char c = 0;
 	pid_t pid;
 
-	if (argc > 1 && !strcmp(argv[1], "-k")) {
-		kernel = 1;
-		argv++;
-		argc--;
+	for (;;) {
+		if (argc > 1 && !strcmp(argv[1], "-k")) {
+			kernel = 1;
+			argv++;
+			argc--;
+		} else if (argc > 2 && !strcmp(argv[1], "-e")) {
+			type = strtoul(argv[2], &end, 0);
+			if (*end != ':')
+				argc = 0;
+			else
+				config = strtoull(end + 1, &end, 0);
+			if (argc && *end)
+				argc = 0;
+			argv += 2;
+			argc -= 2;
+		} else {
+			break;
+		}
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: perfcount [-k] CMD [ARG...]\n");
+		fprintf(stderr, "usage: perfcount [-k] [-e TYPE:CONFIG] CMD [ARG...]\n");
 		return 2;
 	}
 	if (pipe(go)) {
@@ -54,8 +73,8 @@ int main(int argc, char **argv)
 	close(go[0]);
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.type = (unsigned int)type;
+	attr.config = config;
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	attr.disabled = 1;
 	attr.enable_on_exec = 1;
