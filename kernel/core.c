@@ -43,6 +43,55 @@ static DEFINE_MUTEX(kpmc_pmu_lock);
 static atomic_t kpmc_pmu_users = ATOMIC_INIT(0);
 static bool kpmc_pmu_claimed;		/* under kpmc_pmu_lock */
 
+/*
+ * Who owns the counters: nobody, threads (any number: per-thread, attached
+ * and kernel-requested monitoring alike), or one system-wide session. Every
+ * path that starts counting takes its ownership here first, under one lock,
+ * so per-thread and system-wide counting can never both hold a CPU's
+ * counters (review A1: a thread started between system-wide's check and
+ * its IPIs was left as the CPU's current thread). Giving ownership back
+ * needs no lock: a decrement cannot admit anyone wrongly.
+ */
+static DEFINE_RAW_SPINLOCK(kpmc_owner_lock);
+static atomic_t kpmc_thread_users = ATOMIC_INIT(0);
+static bool kpmc_system_owns;		/* under kpmc_owner_lock */
+
+static int own(enum kpmc_pmu_user who, char *why, size_t len)
+{
+	unsigned long flags;
+	int err = 0;
+
+	raw_spin_lock_irqsave(&kpmc_owner_lock, flags);
+	if (kpmc_system_owns) {
+		snprintf(why, len, "%s", who == KPMC_USER_SYSTEM ?
+			 "system-wide monitoring is already on" :
+			 "system-wide monitoring is on: the counters are taken");
+		err = -EBUSY;
+	} else if (who == KPMC_USER_SYSTEM && atomic_read(&kpmc_thread_users)) {
+		snprintf(why, len, "threads are being monitored per thread: the counters are taken");
+		err = -EBUSY;
+	} else if (who == KPMC_USER_SYSTEM) {
+		kpmc_system_owns = true;
+	} else {
+		atomic_inc(&kpmc_thread_users);
+	}
+	raw_spin_unlock_irqrestore(&kpmc_owner_lock, flags);
+	return err;
+}
+
+static void disown(enum kpmc_pmu_user who)
+{
+	unsigned long flags;
+
+	if (who == KPMC_USER_THREAD) {
+		atomic_dec(&kpmc_thread_users);
+		return;
+	}
+	raw_spin_lock_irqsave(&kpmc_owner_lock, flags);
+	kpmc_system_owns = false;
+	raw_spin_unlock_irqrestore(&kpmc_owner_lock, flags);
+}
+
 static u32 kpmc_all_counters(void)
 {
 	return kpmc_pmu.nr_counters >= 32 ? ~0u : (1u << kpmc_pmu.nr_counters) - 1;
@@ -83,14 +132,17 @@ static void pmu_release_irq_work(struct irq_work *w)
 
 static struct irq_work kpmc_pmu_release_irq_work;
 
-int kpmc_pmu_get(char *why, size_t len)
+int kpmc_pmu_get(enum kpmc_pmu_user who, char *why, size_t len)
 {
-	int err = 0;
+	int err;
 
 	if (!kpmc_backend) {
 		snprintf(why, len, "no supported PMU found: %s", kpmc_no_pmu_reason);
 		return -ENODEV;
 	}
+	err = own(who, why, len);
+	if (err)
+		return err;
 	if (atomic_inc_not_zero(&kpmc_pmu_users))
 		return 0;
 	mutex_lock(&kpmc_pmu_lock);
@@ -106,16 +158,24 @@ int kpmc_pmu_get(char *why, size_t len)
 	if (!err)
 		atomic_inc(&kpmc_pmu_users);
 	mutex_unlock(&kpmc_pmu_lock);
+	if (err)
+		disown(who);
 	return err;
 }
 
 bool kpmc_pmu_get_more(void)
 {
-	return atomic_inc_not_zero(&kpmc_pmu_users);
+	if (!atomic_inc_not_zero(&kpmc_thread_users))
+		return false;
+	if (atomic_inc_not_zero(&kpmc_pmu_users))
+		return true;
+	atomic_dec(&kpmc_thread_users);
+	return false;
 }
 
-void kpmc_pmu_put(void)
+void kpmc_pmu_put(enum kpmc_pmu_user who)
 {
+	disown(who);
 	if (atomic_dec_and_test(&kpmc_pmu_users))
 		irq_work_queue(&kpmc_pmu_release_irq_work);
 }
@@ -263,12 +323,14 @@ static int __init kpmc_init(void)
 		pr_err("kpmc: cannot attach %s hooks: %d\n", kpmc_hooks->name, err);
 		goto out_cpu_state;
 	}
+	kpmc_privilege_init();
 	err = kpmc_proc_init();
 	if (err)
-		goto out_hooks;
+		goto out_privilege;
 	return 0;
 
-out_hooks:
+out_privilege:
+	kpmc_privilege_exit();
 	kpmc_hooks->detach();
 out_cpu_state:
 	kpmc_cpu_state_exit();
@@ -290,6 +352,7 @@ static void __exit kpmc_exit(void)
 	/* Wake blocked readers, then close every open session file. */
 	kpmc_sessions_shutdown();
 	kpmc_proc_exit();
+	kpmc_privilege_exit();
 	kpmc_hooks->detach();
 	kpmc_kernel_api_stop();
 	kpmc_threads_exit();

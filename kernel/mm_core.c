@@ -43,6 +43,15 @@ void kpmc_mm_sample(struct kpmc_sample *s, struct kpmc_thread *t)
 		thread_start_locked(mm, t, READ_ONCE(kpmc_mm_epoch));
 	if (mm && mm->on_sample)
 		mm->on_sample(s);
+	/*
+	 * Values that reveal what others run (package energy per context
+	 * switch: the PLATYPUS side channel) go only to capable monitors;
+	 * the module still ran, so its per-thread baselines stay right.
+	 */
+	if (mm && mm->capable_only && t && !t->owner_capable) {
+		memset(s->virt, 0, sizeof(s->virt));
+		s->virt_mask = 0;
+	}
 	rcu_read_unlock();
 }
 

@@ -15,6 +15,9 @@
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 #include <linux/moduleparam.h>
+#include <linux/delay.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 
 #include "kpmc/compat.h"
 #include "kpmc/core.h"
@@ -33,6 +36,20 @@ static unsigned int kpmc_wakeup_ms = 20;
 module_param_named(wakeup_ms, kpmc_wakeup_ms, uint, 0644);
 MODULE_PARM_DESC(wakeup_ms,
 		 "longest delay between a record and the reader's wakeup (0: wake for every record)");
+
+/*
+ * What a user without CAP_PERFMON may make the kernel hold (review A5), as
+ * perf_event_mlock_kb bounds perf's buffers: open sessions, and ring memory
+ * over all of them. Ring and state memory is also charged to the opener's
+ * memory cgroup (__GFP_ACCOUNT).
+ */
+static unsigned int kpmc_user_sessions = 64;
+module_param_named(user_sessions, kpmc_user_sessions, uint, 0644);
+MODULE_PARM_DESC(user_sessions, "open sessions per user without CAP_PERFMON");
+static unsigned int kpmc_user_ring_kb = 16384;
+module_param_named(user_ring_kb, kpmc_user_ring_kb, uint, 0644);
+MODULE_PARM_DESC(user_ring_kb,
+		 "KiB of session rings per user without CAP_PERFMON, over all their sessions");
 
 /* Records copied out per read() call at most. */
 #define KPMC_READ_BATCH	64
@@ -64,11 +81,12 @@ static enum hrtimer_restart session_wake_timer(struct hrtimer *timer)
 
 static void session_free(struct work_struct *work)
 {
-	struct kpmc_session *s = container_of(work, struct kpmc_session, free_work);
+	struct kpmc_session *s = container_of(to_rcu_work(work), struct kpmc_session, free_work);
 	u64 used, dropped;
 
 	hrtimer_cancel(&s->wake_timer);
 	irq_work_sync(&s->wake);
+	irq_work_sync(&s->free_irq);
 	kpmc_session_stats(s, &used, &dropped);
 	if (dropped)
 		pr_info("kpmc: a session ended with %llu records dropped (ring full)\n",
@@ -88,21 +106,91 @@ void kpmc_defer(struct work_struct *work)
 	queue_work(kpmc_wq, work);
 }
 
-void kpmc_flush_deferred(void)
+void kpmc_defer_rcu(struct rcu_work *work)
 {
-	flush_workqueue(kpmc_wq);
+	queue_rcu_work(kpmc_wq, work);
 }
 
-/* May be called in any context: the free itself is deferred. */
+/*
+ * The last reference can go in the switch hook, under the runqueue lock,
+ * where queueing work would wake a worker: an irq_work queues the free.
+ * The free waits for an RCU grace period, so that a fork may take a
+ * reference to its parent's session under rcu_read_lock() alone.
+ */
+static void session_free_irq(struct irq_work *w)
+{
+	struct kpmc_session *s = container_of(w, struct kpmc_session, free_irq);
+
+	queue_rcu_work(kpmc_wq, &s->free_work);
+}
+
+/*
+ * Deferrals chain: an RCU callback puts a configuration whose free waits for
+ * another grace period; a session's last put is an irq_work that queues RCU
+ * work. Three rounds cover the longest chain.
+ */
+void kpmc_flush_deferred(void)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		rcu_barrier();
+		flush_workqueue(kpmc_wq);
+	}
+}
+
+/* Any context, NMI excepted: the free itself is deferred. */
 void kpmc_session_put(struct kpmc_session *s)
 {
 	if (refcount_dec_and_test(&s->ref))
-		queue_work(kpmc_wq, &s->free_work);
+		irq_work_queue(&s->free_irq);
+}
+
+/* Under rcu_read_lock(): a reference to a session that may be on its way out. */
+bool kpmc_session_tryget(struct kpmc_session *s)
+{
+	return refcount_inc_not_zero(&s->ref);
+}
+
+/*
+ * Caller holds kpmc_sessions_lock. May s (a user's, without CAP_PERFMON)
+ * hold a ring of bytes, with its other sessions as they are? One more
+ * session if opening.
+ */
+static int user_limits_allow(struct kpmc_session *s, size_t bytes, bool opening,
+			     char *why, size_t len)
+{
+	struct kpmc_session *o;
+	unsigned int n = 1;
+	u64 total = bytes;
+
+	if (s->capable)
+		return 0;
+	list_for_each_entry(o, &kpmc_sessions, node) {
+		if (o == s || !uid_eq(o->uid, s->uid))
+			continue;
+		n++;
+		total += o->ring_bytes;
+	}
+	if (opening && n > kpmc_user_sessions) {
+		snprintf(why, len,
+			 "this user has %u sessions open: the limit without CAP_PERFMON is kpmc.user_sessions=%u",
+			 n - 1, kpmc_user_sessions);
+		return -EUSERS;
+	}
+	if (total > (u64)kpmc_user_ring_kb * 1024) {
+		snprintf(why, len,
+			 "rings of %llu KiB for this user: the limit without CAP_PERFMON is kpmc.user_ring_kb=%u",
+			 total / 1024, kpmc_user_ring_kb);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 struct kpmc_session *kpmc_session_open(char *why, size_t len)
 {
 	struct kpmc_session *s, *other;
+	int err;
 
 	if (!kpmc_ring_capacity_valid(kpmc_ring_records) || kpmc_ring_records > (1u << 20)) {
 		snprintf(why, len, "ring_records=%u is not a power of two up to 1048576",
@@ -114,10 +202,10 @@ struct kpmc_session *kpmc_session_open(char *why, size_t len)
 		snprintf(why, len, "no supported PMU found: %s", kpmc_no_pmu_reason);
 		return ERR_PTR(-ENODEV);
 	}
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
-	s->slots = kvcalloc(kpmc_ring_records, sizeof(*s->slots), GFP_KERNEL);
+	s->slots = kvcalloc(kpmc_ring_records, sizeof(*s->slots), GFP_KERNEL_ACCOUNT);
 	if (!s->slots) {
 		kfree(s);
 		return ERR_PTR(-ENOMEM);
@@ -131,8 +219,13 @@ struct kpmc_session *kpmc_session_open(char *why, size_t len)
 	kpmc_hrtimer_setup(&s->wake_timer, session_wake_timer, CLOCK_MONOTONIC,
 			   HRTIMER_MODE_REL_SOFT);
 	s->wake_mark = max(1u, kpmc_ring_records / 4);
-	INIT_WORK(&s->free_work, session_free);
+	INIT_RCU_WORK(&s->free_work, session_free);
+	/* Hard: on PREEMPT_RT it queues the free at once, not from a kthread. */
+	s->free_irq = IRQ_WORK_INIT_HARD(session_free_irq);
 	s->owner = get_pid(task_pid(current));
+	s->uid = current_euid();
+	s->capable = perfmon_capable();
+	s->ring_bytes = (size_t)kpmc_ring_records * sizeof(*s->slots);
 
 	mutex_lock(&kpmc_sessions_lock);
 	list_for_each_entry(other, &kpmc_sessions, node) {
@@ -143,6 +236,13 @@ struct kpmc_session *kpmc_session_open(char *why, size_t len)
 			kpmc_session_put(s);
 			return ERR_PTR(-EBUSY);
 		}
+	}
+	err = user_limits_allow(s, s->ring_bytes, true, why, len);
+	if (err) {
+		mutex_unlock(&kpmc_sessions_lock);
+		put_pid(s->owner);
+		kpmc_session_put(s);
+		return ERR_PTR(err);
 	}
 	list_add(&s->node, &kpmc_sessions);
 	mutex_unlock(&kpmc_sessions_lock);
@@ -309,19 +409,38 @@ static bool has_records(struct kpmc_session *s)
 int kpmc_session_resize(struct kpmc_session *s, u32 records, char *why, size_t len)
 {
 	struct kpmc_record *slots, *old;
+	size_t old_bytes = 0;
 	unsigned long flags;
+	int err;
 
 	if (!kpmc_ring_capacity_valid(records) || records < 2 || records > (1u << 20)) {
 		snprintf(why, len, "ring=%u: want a power of two from 2 to 1048576", records);
 		return -EINVAL;
 	}
-	slots = kvcalloc(records, sizeof(*slots), GFP_KERNEL);
-	if (!slots)
+	/* Reserve the new size against the user's limit, then allocate. */
+	mutex_lock(&kpmc_sessions_lock);
+	err = user_limits_allow(s, (size_t)records * sizeof(*slots), false, why, len);
+	if (!err) {
+		old_bytes = s->ring_bytes;
+		s->ring_bytes = max_t(size_t, old_bytes, (size_t)records * sizeof(*slots));
+	}
+	mutex_unlock(&kpmc_sessions_lock);
+	if (err)
+		return err;
+	slots = kvcalloc(records, sizeof(*slots), GFP_KERNEL_ACCOUNT);
+	if (!slots) {
+		mutex_lock(&kpmc_sessions_lock);
+		s->ring_bytes = old_bytes;
+		mutex_unlock(&kpmc_sessions_lock);
 		return -ENOMEM;
+	}
 	raw_spin_lock_irqsave(&s->lock, flags);
 	if (s->records_in) {
 		raw_spin_unlock_irqrestore(&s->lock, flags);
 		kvfree(slots);
+		mutex_lock(&kpmc_sessions_lock);
+		s->ring_bytes = old_bytes;
+		mutex_unlock(&kpmc_sessions_lock);
 		snprintf(why, len, "ring=%u: the session already has records", records);
 		return -EBUSY;
 	}
@@ -330,6 +449,9 @@ int kpmc_session_resize(struct kpmc_session *s, u32 records, char *why, size_t l
 	s->pos.capacity = records;
 	s->wake_mark = max(1u, records / 4);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
+	mutex_lock(&kpmc_sessions_lock);
+	s->ring_bytes = (size_t)records * sizeof(*slots);
+	mutex_unlock(&kpmc_sessions_lock);
 	kvfree(old);
 	return 0;
 }
@@ -406,9 +528,17 @@ void kpmc_sessions_shutdown(void)
 /* Threads are freed: every session reference left is gone or going. */
 void kpmc_sessions_exit(void)
 {
+	int i;
+
 	if (!kpmc_wq)
 		return;
-	flush_workqueue(kpmc_wq);
+	/* A last put's irq_work may still be on its way to the queue. */
+	for (i = 0; i < 100 && atomic_read(&kpmc_sessions_alive); i++) {
+		kpmc_flush_deferred();
+		if (atomic_read(&kpmc_sessions_alive))
+			msleep(10);
+	}
+	kpmc_flush_deferred();
 	destroy_workqueue(kpmc_wq);
 	kpmc_wq = NULL;
 	if (atomic_read(&kpmc_sessions_alive))

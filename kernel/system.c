@@ -89,6 +89,9 @@ static void sys_start_on_cpu(void *info)
 	u64 start[KPMC_MAX_COUNTERS] = { 0 };
 	u64 now = ktime_get_ns();
 
+	/* Ownership (core.c) keeps per-thread counting off while system-wide is on. */
+	if (WARN_ON_ONCE(c->cur))
+		return;
 	kpmc_backend->load(hw, start);
 	memcpy(c->last_raw, start, sizeof(c->last_raw));
 	c->loaded_generation = sys->conf->generation;
@@ -239,17 +242,17 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 {
 	char why[KPMC_ERR_MAX] = "";
 	struct kpmc_system *sys;
-	unsigned int known, counting;
 	int err;
 
-	if (!perfmon_capable()) {
-		kpmc_reject(owner, "enable",
-			    "system-wide monitoring needs CAP_PERFMON or CAP_SYS_ADMIN");
-		return -EPERM;
-	}
-	if (!owner->conf) {
+	if (!owner->conf || owner->foreign) {
 		kpmc_reject(owner, "enable", "no configuration: write /proc/kpmc/config first");
 		return -EINVAL;
+	}
+	/* perf's rule: CPU-wide counting at paranoid <= 0 or with CAP_PERFMON. */
+	err = kpmc_may_count(owner->conf, true, why, sizeof(why));
+	if (err) {
+		kpmc_reject(owner, "enable", "%s", why);
+		return err;
 	}
 	if (owner->conf->sets.nr > 1 || owner->conf->hw[0].sampling) {
 		kpmc_reject(owner, "enable",
@@ -276,36 +279,19 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 	refcount_inc(&owner->conf->ref);
 	sys->conf = owner->conf;
 
-	cpus_read_lock();
-	mutex_lock(&kpmc_system_lock);
-	kpmc_threads_count(&known, &counting);
-	if (kpmc_system_now || counting) {
-		mutex_unlock(&kpmc_system_lock);
-		cpus_read_unlock();
-		kpmc_reject(owner, "enable", "%s",
-			    kpmc_system_now ? "system-wide monitoring is already on" :
-			    "threads are being monitored per thread: the counters are taken");
-		err = -EBUSY;
-		goto out_refs;
-	}
-	/* Not under the hotplug lock: claiming takes it. */
-	mutex_unlock(&kpmc_system_lock);
-	cpus_read_unlock();
-	err = kpmc_pmu_get(why, sizeof(why));
+	/*
+	 * The ownership of the counters (core.c) decides, under one lock,
+	 * against per-thread starts and other system-wide ones; not under the
+	 * hotplug lock: claiming takes it.
+	 */
+	err = kpmc_pmu_get(KPMC_USER_SYSTEM, why, sizeof(why));
 	if (err) {
 		kpmc_reject(owner, "enable", "%s", why);
 		goto out_refs;
 	}
 	cpus_read_lock();
 	mutex_lock(&kpmc_system_lock);
-	if (kpmc_system_now) {
-		mutex_unlock(&kpmc_system_lock);
-		cpus_read_unlock();
-		kpmc_pmu_put();
-		kpmc_reject(owner, "enable", "system-wide monitoring is already on");
-		err = -EBUSY;
-		goto out_refs;
-	}
+	WARN_ON_ONCE(kpmc_system_now);
 	WRITE_ONCE(kpmc_system_now, sys);
 	on_each_cpu_mask(sys->cpus, sys_start_on_cpu, sys, true);
 	mutex_unlock(&kpmc_system_lock);
@@ -326,7 +312,7 @@ static void system_stop_locked(struct kpmc_system *sys)
 {
 	on_each_cpu_mask(sys->cpus, sys_stop_on_cpu, sys, true);
 	WRITE_ONCE(kpmc_system_now, NULL);
-	kpmc_pmu_put();
+	kpmc_pmu_put(KPMC_USER_SYSTEM);
 	kpmc_shared_config_put(sys->conf);
 	kpmc_session_put(sys->session);
 	free_cpumask_var(sys->cpus);

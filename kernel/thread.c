@@ -19,6 +19,10 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/sched/coredump.h>
+#include <linux/proc_fs.h>
+#include <linux/pid_namespace.h>
+#include <linux/capability.h>
 #include <linux/pid.h>
 #include <linux/fs.h>
 #include <linux/moduleparam.h>
@@ -73,7 +77,8 @@ static inline u64 tgen(const struct kpmc_thread *t)
 
 static void shared_config_free(struct work_struct *work)
 {
-	struct kpmc_shared_config *c = container_of(work, struct kpmc_shared_config, free_work);
+	struct kpmc_shared_config *c = container_of(to_rcu_work(work), struct kpmc_shared_config,
+						    free_work);
 	unsigned int i;
 
 	for (i = 0; i < c->sets.nr; i++)
@@ -83,12 +88,16 @@ static void shared_config_free(struct work_struct *work)
 	atomic_dec(&kpmc_configs_live);
 }
 
-/* May be called in any context: a backend's release may sleep, so it is deferred. */
+/*
+ * May be called in any context: a backend's release may sleep, so it is
+ * deferred, and only after an RCU grace period, since readers of a thread's
+ * configuration (kpmc_thread_metrics) hold nothing but rcu_read_lock().
+ */
 void kpmc_shared_config_put(struct kpmc_shared_config *c)
 {
 	if (c && refcount_dec_and_test(&c->ref)) {
-		INIT_WORK(&c->free_work, shared_config_free);
-		kpmc_defer(&c->free_work);
+		INIT_RCU_WORK(&c->free_work, shared_config_free);
+		kpmc_defer_rcu(&c->free_work);
 	}
 }
 
@@ -99,7 +108,7 @@ static void free_thread_rcu(struct rcu_head *head)
 	kpmc_selfpage_free(t);
 	/* Freed while counting or armed (unload, a failed attach): its use of the PMU ends. */
 	if (t->state != KPMC_IDLE)
-		kpmc_pmu_put();
+		kpmc_pmu_put(KPMC_USER_THREAD);
 	kpmc_shared_config_put(t->conf);
 	if (t->session)
 		kpmc_session_put(t->session);
@@ -228,7 +237,7 @@ static void set_idle(struct kpmc_thread *t)
 {
 	if (t->state != KPMC_IDLE) {
 		t->state = KPMC_IDLE;
-		kpmc_pmu_put();
+		kpmc_pmu_put(KPMC_USER_THREAD);
 	}
 }
 
@@ -246,6 +255,10 @@ static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
 	rec.nsample = ++t->nsample;
 	rec.uncounted_mask = t->uncounted & rec.counter_mask;
 	t->uncounted = 0;
+	if (kind == KPMC_REC_DETACH)
+		rec.detail = t->detach_why ? t->detach_why :
+			     t->session && READ_ONCE(t->session->closed) ? KPMC_DETACH_READER_GONE :
+			     KPMC_DETACH_REQUESTED;
 	memcpy(t->last_virt, rec.virt, sizeof(t->last_virt));
 	WRITE_ONCE(t->last_virt_mask, rec.virt_mask);
 	if (t->session)
@@ -401,6 +414,22 @@ static bool thread_done(const struct kpmc_thread *t)
 	return READ_ONCE(t->stop_requested) || (t->session && READ_ONCE(t->session->closed));
 }
 
+/*
+ * t's DETACH record is out and it is idle: it lets go of its session (the
+ * ring need not outlive the reader) and may be monitored again, by an
+ * attach or by itself (review C18). IRQs off, t's CPU.
+ */
+static void detach_done(struct kpmc_thread *t)
+{
+	struct kpmc_session *s = t->session;
+
+	WRITE_ONCE(t->stop_requested, false);
+	t->detach_why = 0;
+	WRITE_ONCE(t->session, NULL);
+	if (s)
+		kpmc_session_put(s);
+}
+
 static void switch_out_to_nothing(struct kpmc_cpu *c, struct kpmc_thread *t)
 {
 	kpmc_backend->stop(thw(t));
@@ -423,7 +452,8 @@ void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next)
 	}
 	tp = c->cur;
 	tn = lookup(next);
-	if (tn && tn->state != KPMC_COUNTING)
+	/* Acquire: an attach that reuses an idle state publishes its fields first. */
+	if (tn && smp_load_acquire(&tn->state) != KPMC_COUNTING)
 		tn = NULL;
 	/*
 	 * Detached while switched out (its counts were folded at switch-out),
@@ -432,6 +462,7 @@ void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next)
 	if (tn && unlikely(thread_done(tn))) {
 		emit(tn, KPMC_REC_DETACH);
 		set_idle(tn);
+		detach_done(tn);
 		kpmc_selfpage_sync(c, tn);
 		tn = NULL;
 	}
@@ -471,6 +502,7 @@ static enum hrtimer_restart kpmc_tick(struct hrtimer *timer)
 		return HRTIMER_NORESTART;
 	if (unlikely(thread_done(t))) {
 		stop_current(t, KPMC_REC_DETACH);
+		detach_done(t);
 		return HRTIMER_NORESTART;
 	}
 	now = ktime_get_ns();
@@ -598,7 +630,8 @@ void kpmc_cpus_forget(void)
 
 void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 {
-	struct kpmc_thread *p, *t;
+	struct kpmc_thread *p, *t, *dup;
+	struct kpmc_session *session;
 	unsigned long flags;
 
 	if (!static_branch_unlikely(&kpmc_monitoring))
@@ -616,7 +649,7 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 	 */
 	t = NULL;
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || preemptible())
-		t = alloc_thread(child, GFP_ATOMIC | __GFP_NOWARN);
+		t = alloc_thread(child, GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (!t)
 		t = fork_reserve_take(child);
 	/* The parent holds the PMU claim: the child shares it (cannot fail but in a race with the parent's stop). */
@@ -631,17 +664,42 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 		return;
 	}
 	t->state = p->state;
+	t->foreign = true;
+	t->owner_capable = p->owner_capable;
 	refcount_inc(&p->conf->ref);
 	t->conf = p->conf;
-	counting_start(t);
-	if (p->session)
-		kpmc_session_get(p->session);
-	t->session = p->session;
+	/* The parent's session may be going (its reader closed): RCU keeps it. */
+	session = READ_ONCE(p->session);
+	if (session && kpmc_session_tryget(session))
+		t->session = session;
 	rcu_read_unlock();
 
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
-	hash_add_rcu(kpmc_threads, &t->hash, (unsigned long)child);
+	/*
+	 * An attach may have given the child a state between its creation and
+	 * this hook (review C21): that one stands, ours goes.
+	 */
+	dup = lookup(child);
+	if (!dup) {
+		/* Only now: a module's start takes resources (cmt: an RMID). */
+		if (t->state == KPMC_COUNTING)
+			counting_start(t);
+		hash_add_rcu(kpmc_threads, &t->hash, (unsigned long)child);
+	}
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+	if (dup)
+		call_rcu(&t->rcu, free_thread_rcu);
+}
+
+/*
+ * The exec gave the task privileges its monitor may not have had: a setuid
+ * or setgid program, file capabilities, an unreadable binary. The kernel
+ * marks that by making the new mm not dumpable by the user, which is the
+ * test perf applies in begin_new_exec() to end its events.
+ */
+static bool exec_raised_privileges(struct task_struct *task)
+{
+	return task->mm && get_dumpable(task->mm) != SUID_DUMP_USER;
 }
 
 void kpmc_hook_exec(struct task_struct *task)
@@ -653,6 +711,19 @@ void kpmc_hook_exec(struct task_struct *task)
 		return;
 	local_irq_save(flags);
 	t = lookup(task);
+	if (t && t->state != KPMC_IDLE && t->state != KPMC_ATTACHING && !t->owner_capable &&
+	    exec_raised_privileges(task)) {
+		/*
+		 * As perf: monitoring ends here unless its owner is capable.
+		 * An armed thread never counted: its DETACH record is empty.
+		 */
+		if (t->state == KPMC_ARMED_EXEC)
+			t->state = KPMC_COUNTING;
+		t->detach_why = KPMC_DETACH_PRIVILEGED_EXEC;
+		stop_current(t, KPMC_REC_DETACH);
+		detach_done(t);
+		t = NULL;
+	}
 	if (t && t->state == KPMC_ARMED_EXEC) {
 		struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
 
@@ -674,7 +745,19 @@ void kpmc_hook_exit(struct task_struct *task)
 	struct kpmc_thread *t;
 	unsigned long flags;
 
-	/* Also for idle states (config writers), so this runs without sessions. */
+	/*
+	 * Also for idle states (config writers), so this runs without sessions;
+	 * but only tasks with a state take the lock (review C19). The barrier
+	 * pairs with insert_thread's lock: PF_EXITING is set, so either an
+	 * attach sees it or this lookup sees the attach's state; kpmc_hook_free
+	 * is the backstop either way.
+	 */
+	smp_mb();
+	rcu_read_lock();
+	t = lookup(task);
+	rcu_read_unlock();
+	if (!t)
+		return;
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
 	t = lookup(task);
 	if (t)
@@ -736,7 +819,7 @@ struct kpmc_thread *kpmc_thread_of_current(bool create)
 	rcu_read_unlock();
 	if (t || !create)
 		return t;
-	t = alloc_thread(current, GFP_KERNEL);
+	t = alloc_thread(current, GFP_KERNEL_ACCOUNT);
 	if (!t)
 		return NULL;
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
@@ -761,7 +844,7 @@ struct kpmc_shared_config *kpmc_shared_config_new(const struct kpmc_config_sets 
 	unsigned int i;
 	int err;
 
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return ERR_PTR(-ENOMEM);
 	atomic_inc(&kpmc_configs_live);
@@ -785,8 +868,10 @@ struct kpmc_shared_config *kpmc_shared_config_new(const struct kpmc_config_sets 
 
 int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config_sets *sets)
 {
-	struct kpmc_shared_config *c, *old;
+	struct kpmc_shared_config *c, *old = NULL;
 	char why[KPMC_ERR_MAX] = "";
+	unsigned long flags;
+	bool busy;
 
 	if (t->state != KPMC_IDLE) {
 		kpmc_reject(t, "config",
@@ -799,16 +884,29 @@ int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config_sets 
 			kpmc_reject(t, "config", "%s", why);
 		return PTR_ERR(c);
 	}
-	old = t->conf;
-	t->set = 0;
-	t->conf = c;
+	/* An attach reusing this idle state takes the same lock. */
+	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
+	busy = t->state != KPMC_IDLE;
+	if (!busy) {
+		old = t->conf;
+		t->set = 0;
+		t->conf = c;
+		t->foreign = false;
+	}
+	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+	if (busy) {
+		kpmc_shared_config_put(c);
+		kpmc_reject(t, "config", "monitoring is on: write 0 to /proc/kpmc/enable before changing the configuration");
+		return -EBUSY;
+	}
 	kpmc_shared_config_put(old);
 	return 0;
 }
 
 static int need_config_and_session(struct kpmc_thread *t, struct kpmc_session **s)
 {
-	if (!t->conf) {
+	/* A state an attach set up holds its monitor's configuration, not ours. */
+	if (!t->conf || t->foreign) {
 		kpmc_reject(t, "enable", "no configuration: write /proc/kpmc/config first");
 		return -EINVAL;
 	}
@@ -831,14 +929,12 @@ int kpmc_thread_start_self(struct kpmc_thread *t)
 		kpmc_reject(t, "enable", "this thread is already monitored");
 		return -EBUSY;
 	}
-	if (kpmc_system_active()) {
-		kpmc_reject(t, "enable", "system-wide monitoring is on: the counters are taken");
-		return -EBUSY;
-	}
 	err = need_config_and_session(t, &s);
 	if (err)
 		return err;
-	err = kpmc_pmu_get(why, sizeof(why));
+	err = kpmc_may_count(t->conf, false, why, sizeof(why));
+	if (!err)
+		err = kpmc_pmu_get(KPMC_USER_THREAD, why, sizeof(why));
 	if (err) {
 		kpmc_reject(t, "enable", "%s", why);
 		kpmc_session_put(s);
@@ -847,6 +943,9 @@ int kpmc_thread_start_self(struct kpmc_thread *t)
 	old = t->session;
 	local_irq_save(flags);
 	t->session = s;
+	t->owner_capable = perfmon_capable();
+	t->stop_requested = false;
+	t->detach_why = 0;
 	t->state = KPMC_COUNTING;
 	memset(t->acc, 0, sizeof(t->acc));
 	t->run_ns = 0;
@@ -919,42 +1018,109 @@ int kpmc_thread_stop_self(struct kpmc_thread *t)
 }
 
 /*
- * May the caller monitor task? The rule is ptrace's (PTRACE_MODE_ATTACH,
- * LSMs included). ptrace_may_access() is not exported to modules, so ask the
- * kernel the same question it asks on open of /proc/<tid>/mem.
+ * May the caller monitor the task that pid is in its own pid namespace? The
+ * rule is ptrace's (PTRACE_MODE_ATTACH, LSMs included). ptrace_may_access()
+ * is not exported to modules, so ask the kernel the same question it asks
+ * on open of /proc/<tid>/mem, and make sure that file is the same task: the
+ * procfs at /proc may belong to another pid namespace, where the same number
+ * is another task (review A4), and the number may have been reused since.
  */
-static int may_monitor(pid_t tid)
+static int may_monitor(struct pid *pid, pid_t tid)
 {
-	char path[32];
+	struct pid *now;
 	struct file *f;
+	char path[32];
+	int err = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
 	f = filp_open(path, O_RDONLY, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f) == -ENOENT ? -ESRCH : -EPERM;
+	if (proc_pid_ns(file_inode(f)->i_sb) != task_active_pid_ns(current))
+		err = -EXDEV;
 	filp_close(f, NULL);
-	return 0;
+	if (err)
+		return err;
+	rcu_read_lock();
+	now = find_vpid(tid);
+	rcu_read_unlock();
+	return now == pid ? 0 : -ESRCH;
 }
 
 /*
- * Publish t, the new state of another task; -ESRCH if the task is exiting,
- * -EBUSY if it has a state already. On error the caller frees t.
+ * Publish t, the new state of another task. If the task has an idle state
+ * that an attach set up earlier (its monitoring was detached), that one is
+ * set up again instead, and t is freed (review C18). -ESRCH if the task is
+ * exiting, -EBUSY if it is monitored or configures itself. On error the
+ * caller frees t. t carries one PMU use, its configuration and session
+ * references, and is not yet counting_start()ed.
  */
 static int insert_thread(struct kpmc_thread *t, struct task_struct *task)
 {
+	enum kpmc_thread_state want = t->state;
+	struct kpmc_shared_config *old_conf;
+	struct kpmc_session *old_session;
+	struct kpmc_thread *old;
 	unsigned long flags;
-	int err = 0;
 
+	rcu_read_lock();
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
 	/* Ordered with kpmc_hook_exit by the lock: an exiting task is never added. */
-	if (task->flags & PF_EXITING)
-		err = -ESRCH;
-	else if (lookup(task))
-		err = -EBUSY;
-	else
+	if (task->flags & PF_EXITING) {
+		raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+		rcu_read_unlock();
+		return -ESRCH;
+	}
+	old = lookup(task);
+	if (!old) {
+		if (want == KPMC_COUNTING)
+			counting_start(t);
 		hash_add_rcu(kpmc_threads, &t->hash, (unsigned long)task);
+		raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+		rcu_read_unlock();
+		return 0;
+	}
+	if (old->state != KPMC_IDLE || !old->foreign) {
+		raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+		rcu_read_unlock();
+		return -EBUSY;
+	}
+	/*
+	 * Not idle any more for set_config, start and other attaches; still
+	 * not counting for the switch hook. Holds t's PMU use from here: an
+	 * exit now makes it idle and gives that use back.
+	 */
+	old->state = KPMC_ATTACHING;
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
-	return err;
+
+	old_conf = old->conf;
+	old_session = old->session;
+	old->conf = t->conf;
+	old->session = t->session;
+	t->conf = NULL;
+	t->session = NULL;
+	t->state = KPMC_IDLE;
+	old->owner_capable = t->owner_capable;
+	old->stop_requested = false;
+	old->detach_why = 0;
+	old->set = 0;
+	old->nsample = 0;
+	old->uncounted = 0;
+	memset(old->acc, 0, sizeof(old->acc));
+	old->run_ns = 0;
+	if (want == KPMC_COUNTING)
+		counting_start(old);
+	/* Publish the fields, then the state (the switch hook acquires it). */
+	if (cmpxchg_release(&old->state, KPMC_ATTACHING, want) != KPMC_ATTACHING)
+		want = KPMC_IDLE;	/* the task exited meanwhile */
+	rcu_read_unlock();
+	kpmc_shared_config_put(old_conf);
+	if (old_session)
+		kpmc_session_put(old_session);
+	/* t holds nothing now. */
+	kfree(t);
+	atomic_dec(&kpmc_threads_live);
+	return want == KPMC_IDLE ? -ESRCH : 0;
 }
 
 int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
@@ -963,17 +1129,15 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 	struct task_struct *task;
 	struct kpmc_session *s;
 	struct kpmc_thread *t;
+	struct pid *pid;
 	int err;
 
-	if (kpmc_system_active()) {
-		kpmc_reject(owner, "enable", "system-wide monitoring is on: the counters are taken");
-		return -EBUSY;
-	}
 	err = need_config_and_session(owner, &s);
 	if (err)
 		return err;
-	task = get_pid_task(find_vpid(tid), PIDTYPE_PID);
 	err = -ESRCH;
+	pid = find_get_pid(tid);
+	task = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
 	if (!task) {
 		kpmc_reject(owner, "enable", "pid=%d: no such thread", tid);
 		goto out_session;
@@ -987,31 +1151,42 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 		kpmc_reject(owner, "enable", "pid=%d is a kernel thread", tid);
 		goto out_task;
 	}
-	err = may_monitor(tid);
+	err = may_monitor(pid, tid);
 	if (err) {
 		kpmc_reject(owner, "enable", "pid=%d: %s", tid, err == -ESRCH ?
-			    "no such thread" : "permission denied (the caller may not ptrace it)");
+			    "no such thread" : err == -EXDEV ?
+			    "permission denied (/proc is not of the caller's pid namespace: the check would be on another task)" :
+			    "permission denied (the caller may not ptrace it)");
+		if (err == -EXDEV)
+			err = -EPERM;
 		goto out_task;
 	}
-	err = kpmc_pmu_get(why, sizeof(why));
+	err = kpmc_may_count(owner->conf, false, why, sizeof(why));
+	if (!err)
+		err = kpmc_pmu_get(KPMC_USER_THREAD, why, sizeof(why));
 	if (err) {
 		kpmc_reject(owner, "enable", "%s", why);
 		goto out_task;
 	}
-	t = alloc_thread(task, GFP_KERNEL);
+	t = alloc_thread(task, GFP_KERNEL_ACCOUNT);
 	if (!t) {
-		kpmc_pmu_put();
+		kpmc_pmu_put(KPMC_USER_THREAD);
 		err = -ENOMEM;
 		goto out_task;
 	}
-	/* From here t holds the PMU use: freeing it non-idle gives it back. */
+	/*
+	 * From here t holds the PMU use: freeing it non-idle gives it back.
+	 * An armed thread starts its counting (and its module's) at the exec.
+	 */
 	t->state = at_exec ? KPMC_ARMED_EXEC : KPMC_COUNTING;
+	t->foreign = true;
+	t->owner_capable = perfmon_capable();
 	refcount_inc(&owner->conf->ref);
 	t->conf = owner->conf;
 	t->session = s;
-	counting_start(t);
 	err = insert_thread(t, task);
 	put_task_struct(task);
+	put_pid(pid);
 	if (err) {
 		kpmc_reject(owner, "enable", "pid=%d: %s", tid, err == -EBUSY ?
 			    "already monitored, or configuring itself" : "exiting");
@@ -1023,6 +1198,7 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 out_task:
 	put_task_struct(task);
 out_session:
+	put_pid(pid);
 	kpmc_session_put(s);
 	return err;
 }
@@ -1038,22 +1214,20 @@ int kpmc_thread_attach_kernel(struct task_struct *task, struct kpmc_shared_confi
 	struct kpmc_thread *t;
 	int err;
 
-	if (kpmc_system_active()) {
-		snprintf(why, len, "system-wide monitoring is on");
-		return -EBUSY;
-	}
-	err = kpmc_pmu_get(why, len);
+	err = kpmc_pmu_get(KPMC_USER_THREAD, why, len);
 	if (err)
 		return err;
 	t = alloc_thread(task, GFP_KERNEL);
 	if (!t) {
-		kpmc_pmu_put();
+		kpmc_pmu_put(KPMC_USER_THREAD);
 		return -ENOMEM;
 	}
 	t->state = KPMC_COUNTING;
+	t->foreign = true;
+	/* The kernel decided: nothing of the task's privileges is at stake. */
+	t->owner_capable = true;
 	refcount_inc(&conf->ref);
 	t->conf = conf;
-	counting_start(t);
 	err = insert_thread(t, task);
 	if (err) {
 		snprintf(why, len, "%s", err == -EBUSY ? "already monitored" : "exiting");
@@ -1105,7 +1279,8 @@ int kpmc_thread_metrics(struct task_struct *task, struct kpmc_thread_metrics *m)
 	memset(m, 0, sizeof(*m));
 	rcu_read_lock();
 	t = lookup(task);
-	if (t && t->state == KPMC_COUNTING) {
+	/* Acquire: pairs with an attach's publication of a reused state. */
+	if (t && smp_load_acquire(&t->state) == KPMC_COUNTING) {
 		const struct kpmc_hw_config *hw = thw(t);
 		bool basic = kpmc_pmu.has_basic_events;
 		int in = basic ? slot_counting(t, kpmc_pmu.event_instructions) : -1;

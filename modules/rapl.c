@@ -327,6 +327,7 @@ static int rapl_available(char *why, size_t len)
 
 const struct kpmc_monitoring_module kpmc_mm_rapl = {
 	.name = "rapl",
+	.capable_only = true,
 	.description = "RAPL energy in uJ per domain, consumed while the thread ran (package energy is shared)",
 	.virt_names = { "energy_pkg", "energy_core", "energy_uncore", "energy_dram", "energy_psys" },
 	.available = rapl_available,

@@ -245,6 +245,10 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 	}
 	if (rec->kind == KPMC_REC_DETACH && t->detach_tid && (pid_t)rec->tid == t->detach_tid)
 		t->detached = 1;
+	if (rec->kind == KPMC_REC_DETACH && rec->detail == KPMC_DETACH_PRIVILEGED_EXEC)
+		fprintf(stderr,
+			"kpmc: thread %u exec'd a program that raised its privileges (setuid, setgid or file capabilities): its monitoring stopped there, as perf's does (a CAP_PERFMON monitor keeps it)\n",
+			rec->tid);
 	if (t->raw && fwrite(rec, sizeof(*rec), 1, t->raw) != 1 && !t->bad++)
 		fprintf(stderr, "kpmc: writing the raw records failed\n");
 	if (!t->header_done)

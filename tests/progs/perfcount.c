@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perfcount [-k] [-e TYPE:CONFIG] CMD [ARG...]: run CMD under a perf
+ * perfcount [-k] [-a] [-e TYPE:CONFIG] CMD [ARG...]: run CMD under a perf
  * counting event for retired instructions (PERF_COUNT_HW_INSTRUCTIONS, or
  * perf's event TYPE:CONFIG, e.g. 1:3 for software context switches), user
  * mode only unless -k, inherited by CMD's threads and children, enabled at
  * its exec), wait for it and print
- * "perfcount count=C enabled=E running=R status=S".
+ * "perfcount count=C enabled=E running=R status=S". -a: count CPU 0
+ * CPU-wide instead (what perf stat -a needs), while CMD runs.
  * The reference a kpmc count of the same workload is compared with.
  */
 #include <linux/perf_event.h>
@@ -21,7 +22,7 @@
 int main(int argc, char **argv)
 {
 	struct perf_event_attr attr;
-	int go[2], kernel = 0, fd, status;
+	int go[2], kernel = 0, cpu_wide = 0, fd, status;
 	unsigned long type = PERF_TYPE_HARDWARE;
 	unsigned long long config = PERF_COUNT_HW_INSTRUCTIONS;
 	char *end;
@@ -32,6 +33,10 @@ int main(int argc, char **argv)
 	for (;;) {
 		if (argc > 1 && !strcmp(argv[1], "-k")) {
 			kernel = 1;
+			argv++;
+			argc--;
+		} else if (argc > 1 && !strcmp(argv[1], "-a")) {
+			cpu_wide = 1;
 			argv++;
 			argc--;
 		} else if (argc > 2 && !strcmp(argv[1], "-e")) {
@@ -49,7 +54,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: perfcount [-k] [-e TYPE:CONFIG] CMD [ARG...]\n");
+		fprintf(stderr, "usage: perfcount [-k] [-a] [-e TYPE:CONFIG] CMD [ARG...]\n");
 		return 2;
 	}
 	if (pipe(go)) {
@@ -76,12 +81,12 @@ int main(int argc, char **argv)
 	attr.type = (unsigned int)type;
 	attr.config = config;
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-	attr.disabled = 1;
-	attr.enable_on_exec = 1;
-	attr.inherit = 1;
+	attr.disabled = !cpu_wide;
+	attr.enable_on_exec = !cpu_wide;
+	attr.inherit = !cpu_wide;
 	attr.exclude_kernel = !kernel;
 	attr.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1, 0);
+	fd = (int)syscall(SYS_perf_event_open, &attr, cpu_wide ? -1 : pid, cpu_wide ? 0 : -1, -1, 0);
 	if (fd < 0) {
 		perror("perfcount: perf_event_open");
 		kill(pid, 9);

@@ -36,6 +36,17 @@ enum kpmc_record_kind {
 	KPMC_REC_CPU_OFFLINE = 8,
 };
 
+/* Why a DETACH record's thread stopped being monitored (its detail). */
+enum kpmc_detach_reason {
+	KPMC_DETACH_REQUESTED = 0,	/* its monitor (or the thread itself, or the kernel) asked */
+	KPMC_DETACH_READER_GONE = 1,	/* the session's reader closed its file */
+	/*
+	 * It exec'd a program that raised its privileges (setuid, setgid, file
+	 * capabilities) and its monitor was not CAP_PERFMON: as perf does.
+	 */
+	KPMC_DETACH_PRIVILEGED_EXEC = 2,
+};
+
 /* A system-wide record: one CPU's counts. */
 #define KPMC_REC_IS_CPU(kind)	((kind) == KPMC_REC_CPU || (kind) == KPMC_REC_CPU_OFFLINE)
 
@@ -55,6 +66,7 @@ struct kpmc_record {
 	 * counts[N] covers only the rest of run_ns.
 	 */
 	__u32 uncounted_mask;
+	__u32 detail;		/* DETACH: enum kpmc_detach_reason; else 0 */
 	__u64 nsample;		/* 1, 2, ... per thread */
 	__u64 run_ns;		/* on-CPU time covered by this record */
 	__u64 period;		/* EBS: the sampling period (events) this record ends */

@@ -178,4 +178,20 @@ static inline void kpmc_hrtimer_setup(struct hrtimer *timer,
 #endif
 #endif /* CONFIG_X86 */
 
+/* ---- perf_event_paranoid = 3 ------------------------------------------- */
+
+/*
+ * Debian's kernels refuse every perf event without CAP_SYS_ADMIN at
+ * paranoid >= 3 (perf_paranoid_any(), found in the headers by Kbuild);
+ * upstream's treat 3 as 2.
+ */
+static inline bool kpmc_paranoid_blocks_all(int paranoid)
+{
+#ifdef KPMC_HAVE_PERF_PARANOID_ANY
+	return paranoid > 2;
+#else
+	return false;
+#endif
+}
+
 #endif /* KPMC_COMPAT_H */

@@ -18,6 +18,7 @@
 #include <linux/rcupdate.h>
 #include <linux/jump_label.h>
 #include <linux/poll.h>
+#include <linux/uidgid.h>
 #include <uapi/linux/kpmc.h>
 
 struct proc_dir_entry;
@@ -33,7 +34,7 @@ struct kpmc_shared_config {
 	u64 generation;
 	struct kpmc_config_sets sets;
 	struct kpmc_hw_config hw[KPMC_MAX_SETS];
-	struct work_struct free_work;
+	struct rcu_work free_work;	/* freed a grace period after the last put */
 };
 
 /*
@@ -44,6 +45,9 @@ struct kpmc_session {
 	refcount_t ref;
 	struct list_head node;		/* kpmc_sessions, while the file is open */
 	struct pid *owner;
+	kuid_t uid;			/* the opener's effective uid */
+	bool capable;			/* the opener was perfmon_capable(): no user limits */
+	size_t ring_bytes;		/* the ring's size (or reserved size); kpmc_sessions_lock */
 	raw_spinlock_t lock;		/* producers (any CPU, any context) vs reader */
 	struct kpmc_ring_pos pos;
 	struct kpmc_record *slots;
@@ -54,13 +58,15 @@ struct kpmc_session {
 	bool wake_armed;		/* wake_timer started, not yet fired; under lock */
 	u32 wake_mark;			/* records in the ring that wake at once */
 	u64 records_in;			/* records pushed (kept + dropped); under lock */
-	struct work_struct free_work;	/* free in process context */
+	struct irq_work free_irq;	/* the last put queues the free from any context */
+	struct rcu_work free_work;	/* free in process context, after a grace period */
 };
 
 enum kpmc_thread_state {
 	KPMC_IDLE,		/* known to kpmc (config/session owner), not counting */
 	KPMC_ARMED_EXEC,	/* starts counting at its next exec */
 	KPMC_COUNTING,
+	KPMC_ATTACHING,		/* idle, being set up again by an attach (holds a PMU use) */
 };
 
 struct kpmc_thread {
@@ -84,6 +90,18 @@ struct kpmc_thread {
 	u64 sampling_period;		/* the period being counted down */
 	u64 rand_state;			/* randomized periods: the generator */
 	bool stop_requested;		/* the session owner detaches it: done on its CPU */
+	/*
+	 * Set up by another thread or the kernel (attach), never configured by
+	 * the task itself: once idle again, another attach may reuse it.
+	 */
+	bool foreign;
+	u32 detach_why;			/* enum kpmc_detach_reason of the coming DETACH, if not the default */
+	/*
+	 * Whoever started this monitoring was perfmon_capable() then: it goes on
+	 * across an exec that raises privileges, and gets values that are
+	 * CAP_PERFMON's only (RAPL per switch). Children inherit it.
+	 */
+	bool owner_capable;
 	/* The active monitoring module's state for this thread, and for which activation. */
 	u64 mm_scratch[KPMC_MM_SCRATCH];
 	unsigned int mm_epoch;
@@ -147,14 +165,16 @@ extern struct kpmc_pmu_desc kpmc_pmu;
 extern char kpmc_no_pmu_reason[KPMC_ERR_MAX];
 extern const struct kpmc_hook_source *kpmc_hooks;
 /*
- * Users of the PMU claim: a thread counting or armed, a system-wide session.
- * get: process context, claims for the first user; or why not. get_more:
- * any context, only while another user holds the claim (a fork). put: any
- * context; the claim goes back after the last.
+ * Users of the PMU claim: a thread counting or armed, a system-wide session;
+ * the two exclude each other. get: process context, claims for the first
+ * user; or why not (-EBUSY: the other kind owns the counters). get_more:
+ * any context, a thread only while another thread holds the claim (a fork).
+ * put: any context; the claim goes back after the last.
  */
-int kpmc_pmu_get(char *why, size_t len);
+enum kpmc_pmu_user { KPMC_USER_THREAD, KPMC_USER_SYSTEM };
+int kpmc_pmu_get(enum kpmc_pmu_user who, char *why, size_t len);
 bool kpmc_pmu_get_more(void);
-void kpmc_pmu_put(void);
+void kpmc_pmu_put(enum kpmc_pmu_user who);
 unsigned int kpmc_pmu_user_count(bool *claimed);
 bool kpmc_pmu_claimed_now(void);
 void kpmc_pmu_settle(void);
@@ -194,6 +214,13 @@ int kpmc_thread_attach_kernel(struct task_struct *task, struct kpmc_shared_confi
 			      char *why, size_t len);
 int kpmc_thread_detach_kernel(struct task_struct *task);
 
+/* privilege.c: perf's rules for who may count what. */
+void kpmc_privilege_init(void);
+void kpmc_privilege_exit(void);
+int kpmc_perf_paranoid(void);
+/* May the caller count conf (cpu_wide: system-wide)? 0, or -EACCES and why. */
+int kpmc_may_count(const struct kpmc_shared_config *conf, bool cpu_wide, char *why, size_t len);
+
 /* kernel_api.c: monitoring that scheduling code asks for (pmc_ops_monitor). */
 int kpmc_kernel_monitor(struct task_struct *task, bool on);
 int kpmc_kernel_api_init(struct proc_dir_entry *dir);
@@ -228,6 +255,7 @@ struct kpmc_session *kpmc_session_open(char *why, size_t len);
 struct kpmc_session *kpmc_session_of_current(void);
 void kpmc_session_get(struct kpmc_session *s);
 void kpmc_session_put(struct kpmc_session *s);
+bool kpmc_session_tryget(struct kpmc_session *s);
 void kpmc_session_close(struct kpmc_session *s);
 void kpmc_session_stats(struct kpmc_session *s, u64 *used, u64 *dropped);
 void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec);
@@ -240,6 +268,7 @@ void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 		       const u64 *acc, u64 run_ns, struct kpmc_thread *t);
 /* Run work in process context later (kpmc's workqueue); flushed at unload. */
 void kpmc_defer(struct work_struct *work);
+void kpmc_defer_rcu(struct rcu_work *work);
 void kpmc_flush_deferred(void);
 int kpmc_session_resize(struct kpmc_session *s, u32 records, char *why, size_t len);
 ssize_t kpmc_session_read(struct kpmc_session *s, char __user *buf, size_t len, bool nonblock);

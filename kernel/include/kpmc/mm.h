@@ -37,6 +37,12 @@ struct kpmc_monitoring_module {
 	const char *description;
 	/* Names of the virtual counters the module fills, NULL for none. */
 	const char *virt_names[KPMC_MAX_VIRT];
+	/*
+	 * Its values tell what other users run (RAPL energy per switch): only
+	 * threads whose monitor is CAP_PERFMON get them (perf allows RAPL only
+	 * CPU-wide, which needs CAP_PERFMON at perf_event_paranoid > 0).
+	 */
+	bool capable_only;
 	/* NULL, or: can the module work on this machine? If not, why. */
 	int (*available)(char *why, size_t len);
 	/* Called on activation/deactivation (process context); may be NULL. */

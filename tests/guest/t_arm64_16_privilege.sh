@@ -1,0 +1,92 @@
+# perf's privilege rules and the per-user limits (review A3, A4, A5, A7).
+# An unprivileged user (uid 1000) gets from kpmc exactly what perf gives it
+# in the same boot, at each perf_event_paranoid level; setuid programs stop
+# being counted at their exec; attach checks the task it attaches; rings
+# and sessions are bounded per user.
+CFGU="pmc1=0x8"
+P=/proc/sys/kernel/perf_event_paranoid
+orig=$(cat $P)
+U="$BIN/runas 1000"
+load
+
+# perf and kpmc side by side: own program in user mode, in kernel mode too,
+# and CPU-wide; y = allowed, n = refused.
+yn() { "$@" >$OUT/yn.txt 2>&1 && echo y || echo n; }
+r=""
+for lvl in 3 2 1 0 -1; do
+	echo "$lvl" >$P
+	pu=$(yn $U "$BIN/perfcount" "$BIN/loop" 1000)
+	pk=$(yn $U "$BIN/perfcount" -k "$BIN/loop" 1000)
+	pa=$(yn $U "$BIN/perfcount" -a "$BIN/loop" 1000)
+	ku=$(yn $U kpmc -A -c "$CFGU" -- "$BIN/loop" 1000)
+	kk=$(yn $U kpmc -A -c "$CFGU,os1=1" -- "$BIN/loop" 1000)
+	ka=$(yn $U kpmc -S -c "$CFGU" -- "$BIN/loop" 1000)
+	echo "privilege: paranoid $lvl: perf user=$pu kernel=$pk cpu=$pa; kpmc user=$ku kernel=$kk cpu=$ka"
+	[ "$pu$pk$pa" = "$ku$kk$ka" ] || r="$r paranoid $lvl: perf $pu$pk$pa, kpmc $ku$kk$ka;"
+	# Debian's kernels: 3 refuses everything (perf_paranoid_any).
+	case $lvl in 3) want=nnn ;; 2) want=ynn ;; 1) want=yyn ;; *) want=yyy ;; esac
+	[ "$ku$kk$ka" = "$want" ] || r="$r kpmc at $lvl: $ku$kk$ka, expected $want;"
+done
+echo 2 >$P
+$U kpmc -A -c "$CFGU,os1=1" -- "$BIN/loop" 1000 >$OUT/os.txt 2>&1
+grep -q "perf_event_paranoid is 2: counting kernel mode (osN=1) needs paranoid <= 1 or CAP_PERFMON" $OUT/os.txt ||
+	r="$r no reason for the kernel-mode refusal: $(cat $OUT/os.txt);"
+# Root is CAP_PERFMON: everything, at any level.
+echo 3 >$P
+kpmc -A -c "$CFGU,os1=1" -- "$BIN/loop" 1000 >$OUT/root3.txt 2>&1 || r="$r root refused at paranoid 3: $(cat $OUT/root3.txt);"
+verdict arm64_privilege_paranoid_as_perf "$r"
+
+# A setuid program is not counted for a user who could not ptrace it: kpmc
+# stops at the exec with a DETACH record saying why, as perf stops.
+echo 2 >$P
+cp "$BIN/loop" /tmp/suid && chown 0:0 /tmp/suid && chmod 4755 /tmp/suid
+# The same program at a path of the same length, not setuid: the reference.
+cp "$BIN/loop" /tmp/nsid
+N=1000000
+r=""
+$U kpmc -A -c "$CFGU" -- /tmp/suid $N >$OUT/suid.txt 2>&1 || r="kpmc failed: $(cat $OUT/suid.txt);"
+v=$(single_total $OUT/suid.txt 4)
+[ "${v:-x}" = 0 ] || r="$r the setuid program counted ${v:-nothing} instructions (want 0);"
+grep -q "raised its privileges" $OUT/suid.txt || r="$r no message about the exec: $(cat $OUT/suid.txt);"
+$U "$BIN/perfcount" /tmp/suid $N >$OUT/suid_perf.txt 2>&1
+pc=$(sed -n 's/.*count=\([0-9]*\).*/\1/p' $OUT/suid_perf.txt)
+[ "${pc:-x}" = 0 ] || r="$r perf counted ${pc:-?} for the setuid program (the reference wants 0);"
+# A thread already counted that execs the setuid program stops there: only
+# the shell's own instructions count, far fewer than the loop's 2N.
+$U kpmc -A -c "$CFGU" -- /bin/sh -c "exec /tmp/suid $N" >$OUT/suid_sh.txt 2>&1
+v=$(single_total $OUT/suid_sh.txt 4)
+[ -n "$v" ] && [ "$v" -gt 0 ] && [ "$v" -lt $N ] || r="$r counted shell then setuid exec: ${v:-nothing} (want 1..$N);"
+# Root (CAP_PERFMON) monitors it through the exec: the loop's full count.
+kpmc -A -c "$CFGU" -- /tmp/suid $N >$OUT/suid_root.txt 2>&1
+kpmc -A -c "$CFGU" -- /tmp/nsid $N >$OUT/plain_root.txt 2>&1
+a=$(single_total $OUT/suid_root.txt 4); b=$(single_total $OUT/plain_root.txt 4)
+within_slack "$a" "$b" || r="$r root's count of the setuid copy $a differs from the program's $b;"
+verdict arm64_privilege_setuid_exec "$r"
+
+# Attach checks the same task it attaches: with /proc from another pid
+# namespace, pid 1 there is the caller's own child, pid 1 here is init.
+r=""
+unshare -m sh -c "unshare -p -f sh -c 'mount -t proc proc /proc; sleep 3' & sleep 1; kpmc -A -c $CFGU -p 1 >$OUT/ns.txt 2>&1; echo rc=\$? >>$OUT/ns.txt; wait" 2>/dev/null
+grep -q "rc=0" $OUT/ns.txt && r="attach through another namespace's /proc succeeded;"
+grep -q "not of the caller's pid namespace" $OUT/ns.txt || r="$r no reason: $(cat $OUT/ns.txt);"
+verdict arm64_privilege_attach_pidns "$r"
+
+# Limits without CAP_PERFMON: ring memory per user, sessions per user.
+r=""
+$U kpmc -k 1048576 -A -c "$CFGU" -- "$BIN/loop" 1000 >$OUT/ring.txt 2>&1 && r="a 256 MiB ring for a user;"
+grep -q "kpmc.user_ring_kb=16384" $OUT/ring.txt || r="$r no limit named: $(cat $OUT/ring.txt);"
+kpmc -k 131072 -A -c "$CFGU" -- "$BIN/loop" 1000 >$OUT/ring_root.txt 2>&1 || r="$r root's 32 MiB ring refused: $(cat $OUT/ring_root.txt);"
+echo 2 >/sys/module/kpmc/parameters/user_sessions
+$U kpmc -A -c "$CFGU" -- sleep 2 >/dev/null 2>&1 &
+s1=$!
+$U kpmc -A -c "$CFGU" -- sleep 2 >/dev/null 2>&1 &
+s2=$!
+sleep 0.5
+$U kpmc -A -c "$CFGU" -- "$BIN/loop" 1000 >$OUT/sess.txt 2>&1 && r="$r a third session with user_sessions=2;"
+grep -q "kpmc.user_sessions=2" $OUT/sess.txt || r="$r no limit named: $(cat $OUT/sess.txt);"
+kpmc -A -c "$CFGU" -- "$BIN/loop" 1000 >$OUT/sess_root.txt 2>&1 || r="$r root refused beside them;"
+wait $s1 $s2
+echo 64 >/sys/module/kpmc/parameters/user_sessions
+verdict arm64_privilege_user_limits "$r"
+
+echo "$orig" >$P
