@@ -11,6 +11,7 @@
 #                   (make test-packages); bench-smoke; "N passed, N failed"
 #   make test-patched-6.1  the scheduler patch's 6.1 debug kernels (not in make test)
 #   make demo       install deps, build, boot the arm64 guest, trace a workload
+#   make fuzz [OPS=N] [SEED=S] [FUZZ_KERNEL=stock]  the stateful fuzzer alone (debug kernel)
 #   make bench      one arm64 guest boot: kpmc vs perf vs nothing, tables (bench/run.sh)
 #   make bench-smoke the same driver on tiny inputs (part of make test)
 SHELL := /bin/bash
@@ -21,7 +22,7 @@ CROSS_arm64 := aarch64-linux-gnu-
 CROSS_x86_64 :=
 # libkpmc as the guest programs link it (static, with libpfm4).
 LIBKPMC_SRCS := $(addprefix userland/,libkpmc/libkpmc.c libkpmc/attrib.c eventspec.c pfm_events.c)
-PROGS := loop runas perfhold wakeups ringloss spawnmany forktree yield sleepyield loopsleep ampmix perfcount spinsleep cpuhop
+PROGS := loop runas perfhold wakeups ringloss spawnmany forktree yield sleepyield loopsleep ampmix perfcount spinsleep cpuhop forkstorm
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
 	test demo module clean bench bench-smoke guest-arm64-smp guest-x86_64-patched host-tests \
@@ -51,6 +52,7 @@ progs:
 		for p in $(PROGS); do \
 			$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/$$p tests/progs/$$p.c -lpthread || exit 1; \
 		done; \
+		$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/kpmc_fuzz tests/fuzz/kpmc_fuzz.c || exit 1; \
 		for p in regions fastpath libkpmc_more; do \
 			$$cc -static $(USER_CFLAGS) -Iinclude -Iuserland -Iuserland/libkpmc/include -o $(BUILD)/$$a/progs/$$p \
 				tests/progs/$$p.c $(LIBKPMC_SRCS) -lpfm -lpthread || exit 1; \
@@ -104,6 +106,22 @@ guest-x86_64-patched-6.12: stage
 # real ARM SoCs.
 guest-arm64-smp: stage
 	KPMC_GUEST_IDLE=powerdown KPMC_GUEST_SMP=2 scripts/run-guest-tests.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/run-smp
+
+# The stateful fuzzer (tests/fuzz/) alone: OPS operations from SEED on the
+# arm64 PREEMPT_RT debug kernel (lockdep, KASAN, kmemleak), or on Debian's
+# 6.1 with FUZZ_KERNEL=stock. Results: build/arm64-patched-6.12-rt/run-fuzz
+# (or build/arm64/run-fuzz).
+OPS ?= 1000000
+SEED ?= 1
+FUZZ_KERNEL ?= debug
+.PHONY: fuzz
+fuzz: stage
+	@if [ "$(FUZZ_KERNEL)" = stock ]; then \
+		KPMC_GUEST_APPEND="kpmc.fuzz=$(OPS),$(SEED)" KPMC_GUEST_TIMEOUT=7200 \
+			scripts/run-guest-tests.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/run-fuzz; \
+	else \
+		KPMC_FUZZ=$(OPS),$(SEED) KPMC_GUEST_TIMEOUT=7200 scripts/run-patched-tier.sh arm64 $(BUILD) 1 6.12 rt; \
+	fi
 
 bench: stage
 	bench/run.sh full

@@ -19,7 +19,6 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
-#include <linux/sched/coredump.h>
 #include <linux/proc_fs.h>
 #include <linux/pid_namespace.h>
 #include <linux/capability.h>
@@ -691,17 +690,6 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 		call_rcu(&t->rcu, free_thread_rcu);
 }
 
-/*
- * The exec gave the task privileges its monitor may not have had: a setuid
- * or setgid program, file capabilities, an unreadable binary. The kernel
- * marks that by making the new mm not dumpable by the user, which is the
- * test perf applies in begin_new_exec() to end its events.
- */
-static bool exec_raised_privileges(struct task_struct *task)
-{
-	return task->mm && get_dumpable(task->mm) != SUID_DUMP_USER;
-}
-
 void kpmc_hook_exec(struct task_struct *task)
 {
 	struct kpmc_thread *t;
@@ -712,7 +700,7 @@ void kpmc_hook_exec(struct task_struct *task)
 	local_irq_save(flags);
 	t = lookup(task);
 	if (t && t->state != KPMC_IDLE && t->state != KPMC_ATTACHING && !t->owner_capable &&
-	    exec_raised_privileges(task)) {
+	    kpmc_exec_raised_privileges(task)) {
 		/*
 		 * As perf: monitoring ends here unless its owner is capable.
 		 * An armed thread never counted: its DETACH record is empty.

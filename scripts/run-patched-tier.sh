@@ -35,7 +35,13 @@ cp -a "$build/$arch/root" "$root"
 cp "$out/kpmc.ko" "$out/kpmc_query.ko" "$out/kpmc_amp.ko" "$root/"
 run=$out/run
 [ "$cpus" -gt 1 ] && run=$out/run-smp
+# KPMC_FUZZ=OPS,SEED (make fuzz): the stateful fuzzer alone, in run-fuzz.
+append=kpmc.tier=patched
+if [ -n "${KPMC_FUZZ:-}" ]; then
+	run=$out/run-fuzz
+	append="$append kpmc.fuzz=$KPMC_FUZZ"
+fi
 # The 6.12 debug kernels (RT above all) run the suite slower than 6.1's.
 [ "$series" = 6.1 ] || export KPMC_GUEST_TIMEOUT=${KPMC_GUEST_TIMEOUT:-2400}
-KPMC_KERNEL=$img KPMC_GUEST_APPEND=kpmc.tier=patched KPMC_GUEST_SMP=$cpus \
+KPMC_KERNEL=$img KPMC_GUEST_APPEND=$append KPMC_GUEST_SMP=$cpus \
 	exec "$top/scripts/run-guest-tests.sh" "$arch" "$root" "$run"

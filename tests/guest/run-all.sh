@@ -13,7 +13,14 @@ case $arch in aarch64) name=arm64 ;; *) name=x86 ;; esac
 # need several CPUs (t_smp_*, or t_patched_smp_* on a patched kernel).
 # kpmc.tier=smoke: a few minutes' check of a module built elsewhere (the
 # DKMS-built one of scripts/test-packages.sh): load/unload, the basics.
-if grep -q 'kpmc.tier=smoke' /proc/cmdline; then
+# kpmc.fuzz=OPS[,SEED] (make fuzz): the stateful fuzzer only.
+fuzz=$(sed -n 's/.*kpmc\.fuzz=\([0-9,]*\).*/\1/p' /proc/cmdline)
+if [ -n "$fuzz" ]; then
+	. "$dir/fuzz.sh"
+	seed=${fuzz#*,}
+	[ "$seed" = "$fuzz" ] && seed=1
+	fuzz_run "${fuzz%%,*}" "$seed"
+elif grep -q 'kpmc.tier=smoke' /proc/cmdline; then
 	for t in "$dir"/t_common_robustness.sh "$dir"/t_x86_nopmu.sh "$dir"/t_arm64_1_counting.sh; do
 		case $t in *_x86_*) [ $name = x86 ] ;; *_arm64_*) [ $name = arm64 ] ;; esac && . "$t"
 	done

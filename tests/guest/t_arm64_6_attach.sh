@@ -43,6 +43,26 @@ live=$(sed -n 's/^live_objects: \([0-9]*\).*/\1/p' /proc/kpmc/info)
 [ "$live" = 0 ] || r="$r $(grep live_objects /proc/kpmc/info) after both ended;"
 verdict arm64_detach_leaves_program_running "$r"
 [ -n "$r" ] && cat $OUT/detach.txt
+
+# Detach is reversible (review C18): attach, detach, attach again to the
+# same thread; the second attach counts its own ~0.3 s as the first did.
+r=""
+"$BIN/loop" 1000000000 >/dev/null &
+lp=$!
+sleep 0.2
+for k in 1 2; do
+	kpmc -A -c pmc0 -p $lp >$OUT/reattach$k.txt 2>&1 &
+	kp=$!
+	sleep 0.3
+	kill -INT $kp
+	wait $kp || r="$r attach $k: kpmc exited $?: $(cat $OUT/reattach$k.txt);"
+	c=$(agg_pmc0 $OUT/reattach$k.txt $lp)
+	echo "reattach $k: counted ${c:-none}"
+	[ -n "$c" ] && [ "$c" -ge 100000000 ] && [ "$c" -le 500000000 ] ||
+		r="$r attach $k counted '${c}', expected 1e8..5e8;"
+done
+wait $lp || r="$r the loop failed;"
+verdict arm64_reattach_after_detach "$r"
 rmmod kpmc
 
 # Following a process tree: 3 forked children and 4 threads each appear with

@@ -194,4 +194,34 @@ static inline bool kpmc_paranoid_blocks_all(int paranoid)
 #endif
 }
 
+/* ---- an exec that raised privileges ------------------------------------ */
+
+/*
+ * The exec gave the task privileges its monitor may not have had (a setuid
+ * or setgid program, file capabilities): perf ends its events there, on the
+ * test begin_new_exec() makes, the new mm not dumpable by the user. 7.x
+ * keeps dumpability in the task's exec state, behind a function modules
+ * cannot call (Kbuild: KPMC_HAVE_TASK_EXEC_STATE); there AT_SECURE, which
+ * exec sets for the same raise of privileges, tells it.
+ */
+#ifdef KPMC_HAVE_TASK_EXEC_STATE
+#include <linux/auxvec.h>
+static inline bool kpmc_exec_raised_privileges(struct task_struct *task)
+{
+	struct mm_struct *mm = task->mm;
+	unsigned int i;
+
+	for (i = 0; mm && i + 1 < AT_VECTOR_SIZE && mm->saved_auxv[i] != AT_NULL; i += 2)
+		if (mm->saved_auxv[i] == AT_SECURE)
+			return mm->saved_auxv[i + 1];
+	return false;
+}
+#else
+#include <linux/sched/coredump.h>
+static inline bool kpmc_exec_raised_privileges(struct task_struct *task)
+{
+	return task->mm && get_dumpable(task->mm) != SUID_DUMP_USER;
+}
+#endif
+
 #endif /* KPMC_COMPAT_H */

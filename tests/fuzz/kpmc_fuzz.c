@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kpmc_fuzz -s SEED -n OPS [-t WORKERS] [-v]: a stateful fuzzer of
+ * /proc/kpmc. WORKERS processes (half of them as uid 1000 when run as root)
+ * each run OPS / WORKERS random operations over every /proc/kpmc file and
+ * the monitor fd: sessions opened, read, polled, resized and closed;
+ * configurations generated from the grammar and then mutated; monitoring
+ * enabled and disabled; short-lived children attached, detached and killed;
+ * the self page mapped; and, as root, monitoring modules switched and
+ * system-wide monitoring turned on and off. Each worker draws from its own
+ * generator seeded by (SEED, worker), so a run is reproducible up to the
+ * interleaving. Errors the kernel returns are the point and are only
+ * tallied; what fails the run is the fuzzer's own trouble: EFAULT, a
+ * syscall stuck for 10 s (SIGALRM), a worker that dies of a signal.
+ * Prints "kpmc_fuzz: seed S ops N seconds T ..." at the end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../progs/spin.h"
+
+#define MAX_CHILDREN 4
+
+struct worker {
+	uint64_t rng;
+	int root;
+	int monitor;			/* /proc/kpmc/monitor fd, or -1 */
+	void *page;			/* mapping of /proc/kpmc/self, or NULL */
+	int page_fd;
+	pid_t child[MAX_CHILDREN];	/* short-lived children, 0: none */
+	unsigned long ops, errors, efault;
+	int verbose, index;
+};
+
+static uint64_t next(struct worker *w)
+{
+	/* xorshift64*: small, fast, reproducible. */
+	w->rng ^= w->rng >> 12;
+	w->rng ^= w->rng << 25;
+	w->rng ^= w->rng >> 27;
+	return w->rng * 0x2545F4914F6CDD1DULL;
+}
+
+static unsigned int pick(struct worker *w, unsigned int n)
+{
+	return (unsigned int)(next(w) % n);
+}
+
+static void note(struct worker *w, const char *what, ssize_t rc)
+{
+	if (rc < 0) {
+		w->errors++;
+		if (errno == EFAULT)
+			w->efault++;
+	}
+	if (w->verbose)
+		fprintf(stderr, "w%d %lu %s -> %zd (%s)\n", w->index, w->ops, what, rc,
+			rc < 0 ? strerror(errno) : "ok");
+}
+
+/* One write() of buf to a /proc/kpmc file. */
+static void put(struct worker *w, const char *file, const char *buf, size_t len)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/kpmc/%s", file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0) {
+		note(w, file, -1);
+		return;
+	}
+	note(w, file, write(fd, buf, len));
+	close(fd);
+}
+
+/* A configuration from the grammar (pmcN, usrN/osN, ebsN, rnd, seed, tbs, sets). */
+static size_t gen_config(struct worker *w, char *out, size_t len)
+{
+	static const char *const events[] = { "0x8", "0x11", "0x1", "0x4000", "0xffff", "0" };
+	size_t n = 0;
+	unsigned int sets = 1 + pick(w, 3), s, k, c;
+
+	for (s = 0; s < sets && n < len - 64; s++) {
+		unsigned int nctr = 1 + pick(w, 4);
+
+		if (s)
+			n += (size_t)snprintf(out + n, len - n, ";");
+		for (k = 0; k < nctr && n < len - 64; k++) {
+			c = pick(w, 8);
+			n += (size_t)snprintf(out + n, len - n, "%spmc%u", k ? "," : "", c);
+			/* A general counter needs an event: mostly give one. */
+			if (c && pick(w, 8))
+				n += (size_t)snprintf(out + n, len - n, "=%s", events[pick(w, 6)]);
+			if (pick(w, 4) == 0)
+				n += (size_t)snprintf(out + n, len - n, ",usr%u=%u", c, pick(w, 2));
+			if (pick(w, 4) == 0)
+				n += (size_t)snprintf(out + n, len - n, ",os%u=%u", c, pick(w, 2));
+			if (pick(w, 6) == 0)
+				n += (size_t)snprintf(out + n, len - n, ",ebs%u=%llu", c,
+						      (unsigned long long)(next(w) % 5000000) + pick(w, 3));
+		}
+		if (pick(w, 4) == 0)
+			n += (size_t)snprintf(out + n, len - n, ",tbs=%u", pick(w, 200));
+		if (pick(w, 6) == 0)
+			n += (size_t)snprintf(out + n, len - n, ",rnd=%u,seed=%u", pick(w, 100000), pick(w, 9));
+		if (sets > 1 && pick(w, 2))
+			n += (size_t)snprintf(out + n, len - n, ",mux=%u", pick(w, 50));
+	}
+	return n < len ? n : len - 1;
+}
+
+/* Byte flips, truncation, junk, huge numbers, control bytes. */
+static size_t mutate(struct worker *w, char *buf, size_t n, size_t len)
+{
+	static const char *const junk[] = { "=", ",", ";", "99999999999999999999", "\n", "\x1b[31m",
+					    "pmc", "=0x", "-1", ",,", "\xff" };
+	unsigned int k, times = 1 + pick(w, 3);
+
+	for (k = 0; k < times; k++) {
+		switch (pick(w, 4)) {
+		case 0:
+			if (n)
+				buf[pick(w, (unsigned int)n)] ^= (char)(1u << pick(w, 8));
+			break;
+		case 1:
+			if (n)
+				n = pick(w, (unsigned int)n + 1);
+			break;
+		default: {
+			const char *j = junk[pick(w, sizeof(junk) / sizeof(junk[0]))];
+			size_t at = n ? pick(w, (unsigned int)n + 1) : 0, jl = strlen(j);
+
+			if (n + jl < len) {
+				memmove(buf + at + jl, buf + at, n - at);
+				memcpy(buf + at, j, jl);
+				n += jl;
+			}
+		}
+		}
+	}
+	return n;
+}
+
+static void op_config(struct worker *w)
+{
+	char buf[1200];
+	size_t n = gen_config(w, buf, 1100);
+
+	if (pick(w, 3) == 0)
+		n = mutate(w, buf, n, sizeof(buf));
+	put(w, "config", buf, n ? n : 1);
+}
+
+static void op_monitor_open(struct worker *w)
+{
+	if (w->monitor >= 0) {
+		note(w, "close monitor", close(w->monitor));
+		w->monitor = -1;
+		return;
+	}
+	w->monitor = open("/proc/kpmc/monitor", pick(w, 2) ? O_RDWR | O_NONBLOCK : O_RDWR);
+	note(w, "open monitor", w->monitor);
+}
+
+static void op_monitor_io(struct worker *w)
+{
+	static char buf[256 * 80];
+	struct pollfd p;
+	char ring[32];
+	size_t sizes[] = { 0, 1, 255, 256, 257, sizeof(buf) };
+
+	if (w->monitor < 0)
+		return op_monitor_open(w);
+	switch (pick(w, 3)) {
+	case 0:
+		p.fd = w->monitor;
+		p.events = POLLIN;
+		note(w, "poll", poll(&p, 1, (int)pick(w, 3)));
+		if (p.revents & POLLIN)
+			note(w, "read monitor", read(w->monitor, buf, sizeof(buf)));
+		break;
+	case 1:
+		/* Blocking reads would wait for records: only when poll says so. */
+		p.fd = w->monitor;
+		p.events = POLLIN;
+		if (poll(&p, 1, 0) == 1)
+			note(w, "read monitor", read(w->monitor, buf, sizes[pick(w, 6)]));
+		break;
+	default:
+		snprintf(ring, sizeof(ring), "ring=%u", 1u << pick(w, 16));
+		if (pick(w, 4) == 0)
+			snprintf(ring, sizeof(ring), "ring=%u", pick(w, 100000));
+		note(w, "ring", write(w->monitor, ring, strlen(ring)));
+	}
+}
+
+static void op_enable(struct worker *w)
+{
+	put(w, "enable", pick(w, 2) ? "1" : "0", 1);
+}
+
+static void op_self(struct worker *w)
+{
+	char buf[4096];
+
+	if (w->page) {
+		note(w, "munmap self", munmap(w->page, 4096));
+		close(w->page_fd);
+		w->page = NULL;
+		return;
+	}
+	w->page_fd = open("/proc/kpmc/self", O_RDONLY);
+	if (w->page_fd < 0) {
+		note(w, "open self", -1);
+		return;
+	}
+	if (pick(w, 2)) {
+		note(w, "read self", read(w->page_fd, buf, pick(w, 2) ? sizeof(buf) : 7));
+		close(w->page_fd);
+		return;
+	}
+	w->page = mmap(NULL, 4096, PROT_READ, MAP_SHARED, w->page_fd, 0);
+	if (w->page == MAP_FAILED) {
+		note(w, "mmap self", -1);
+		w->page = NULL;
+		close(w->page_fd);
+	} else {
+		/* Touch it: the page must be readable for as long as it is mapped. */
+		volatile const uint32_t *seq = w->page;
+
+		(void)*seq;
+	}
+}
+
+static void reap(struct worker *w, unsigned int i)
+{
+	if (w->child[i] > 0) {
+		kill(w->child[i], SIGKILL);
+		waitpid(w->child[i], NULL, 0);
+	}
+	w->child[i] = 0;
+}
+
+/* Children: spawn (some exec-armed by a following attach), attach, detach, kill. */
+static void op_child(struct worker *w)
+{
+	unsigned int i = pick(w, MAX_CHILDREN);
+	char buf[48];
+
+	switch (pick(w, 4)) {
+	case 0:
+		reap(w, i);
+		w->child[i] = fork();
+		if (w->child[i] == 0) {
+			spin(1000000 + (next(w) % 20000000));
+			_exit(0);
+		}
+		break;
+	case 1:
+		if (w->child[i] <= 0)
+			break;
+		snprintf(buf, sizeof(buf), "pid=%d%s", w->child[i], pick(w, 4) ? "" : ",exec");
+		put(w, "enable", buf, strlen(buf));
+		break;
+	case 2:
+		if (w->child[i] <= 0)
+			break;
+		snprintf(buf, sizeof(buf), "pid=%d,stop", w->child[i]);
+		put(w, "enable", buf, strlen(buf));
+		break;
+	default:
+		reap(w, i);
+	}
+}
+
+static void op_root(struct worker *w)
+{
+	char buf[32];
+
+	if (!w->root)
+		return op_config(w);
+	if (pick(w, 2)) {
+		snprintf(buf, sizeof(buf), "activate %u", pick(w, 8));
+		put(w, "mm_manager", buf, strlen(buf));
+	} else {
+		snprintf(buf, sizeof(buf), "%s", pick(w, 2) ? "cpus=all" : "cpus_noidle=0");
+		put(w, "enable", buf, strlen(buf));
+	}
+}
+
+static void op_read_files(struct worker *w)
+{
+	static const char *const files[] = { "/proc/kpmc/info", "/proc/kpmc/last_error",
+					     "/proc/kpmc/config", "/proc/kpmc/mm_manager" };
+	char buf[4096];
+	int fd = open(files[pick(w, 4)], O_RDONLY);
+
+	if (fd < 0) {
+		note(w, "open file", -1);
+		return;
+	}
+	note(w, "read file", read(fd, buf, sizeof(buf)));
+	close(fd);
+}
+
+static const struct {
+	void (*fn)(struct worker *w);
+	unsigned int weight;
+} ops[] = {
+	{ op_config, 6 }, { op_monitor_open, 3 }, { op_monitor_io, 6 }, { op_enable, 5 },
+	{ op_self, 3 }, { op_child, 6 }, { op_root, 2 }, { op_read_files, 2 },
+};
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	static const char msg[] = "kpmc_fuzz: a syscall hung for 10 s\n";
+
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(3);
+}
+
+static int run_worker(struct worker *w, unsigned long nops)
+{
+	unsigned int total = 0, k, r;
+
+	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		total += ops[k].weight;
+	signal(SIGALRM, on_alarm);
+	for (w->ops = 0; w->ops < nops; w->ops++) {
+		alarm(10);
+		r = pick(w, total);
+		for (k = 0; r >= ops[k].weight; k++)
+			r -= ops[k].weight;
+		ops[k].fn(w);
+	}
+	alarm(0);
+	for (k = 0; k < MAX_CHILDREN; k++)
+		reap(w, k);
+	if (w->page)
+		munmap(w->page, 4096);
+	put(w, "enable", "0", 1);
+	if (w->monitor >= 0)
+		close(w->monitor);
+	printf("kpmc_fuzz: worker %d (%s): %lu ops, %lu errors returned\n", w->index,
+	       w->root ? "root" : "uid 1000", w->ops, w->errors);
+	/* The worker ends with _exit(): nothing else flushes its stdout. */
+	fflush(stdout);
+	return w->efault ? 4 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long seed = 1, nops = 1000;
+	int workers = 4, verbose = 0, opt, i, status, bad = 0;
+	struct timespec t0, t1;
+	pid_t pid[64];
+
+	while ((opt = getopt(argc, argv, "s:n:t:v")) != -1) {
+		switch (opt) {
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'n': nops = strtoull(optarg, NULL, 0); break;
+		case 't': workers = atoi(optarg); break;
+		case 'v': verbose = 1; break;
+		default:
+			fprintf(stderr, "usage: kpmc_fuzz -s SEED -n OPS [-t WORKERS] [-v]\n");
+			return 2;
+		}
+	}
+	if (workers < 1 || workers > 64) {
+		fprintf(stderr, "kpmc_fuzz: 1 to 64 workers\n");
+		return 2;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < workers; i++) {
+		pid[i] = fork();
+		if (pid[i] == 0) {
+			struct worker w = { .monitor = -1, .index = i, .verbose = verbose };
+
+			w.rng = (seed + 1) * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(i + 1) * 0xBF58476D1CE4E5B9ULL;
+			w.root = geteuid() == 0 && !(i & 1);
+			if (geteuid() == 0 && !w.root && (setgid(1000) || setuid(1000))) {
+				perror("kpmc_fuzz: setuid");
+				_exit(1);
+			}
+			_exit(run_worker(&w, nops / (unsigned long long)workers));
+		}
+	}
+	for (i = 0; i < workers; i++) {
+		if (waitpid(pid[i], &status, 0) != pid[i] || !WIFEXITED(status) || WEXITSTATUS(status)) {
+			fprintf(stderr, "kpmc_fuzz: worker %d ended with status 0x%x\n", i, status);
+			bad = 1;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("kpmc_fuzz: seed %llu ops %llu workers %d seconds %.1f %s\n", seed,
+	       nops / (unsigned long long)workers * (unsigned long long)workers, workers,
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+	       bad ? "FAILED" : "ok");
+	return bad;
+}

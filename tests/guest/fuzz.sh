@@ -1,0 +1,43 @@
+# The stateful fuzzer (tests/fuzz/kpmc_fuzz.c), run instead of the suite
+# when the kernel command line has kpmc.fuzz=OPS[,SEED] (make fuzz), and by
+# the debug-kernel tier (t_patched_arm64_fuzz.sh). fuzz_run OPS SEED: four
+# workers, root and uid 1000, then kpmc must hold nothing (sessions and
+# live objects back to 0) and still count exactly.
+fuzz_run() {
+	ops=$1
+	seed=$2
+	load
+	r=""
+	"$BIN/kpmc_fuzz" -s "$seed" -n "$ops" -t 4 >$OUT/fuzz.txt 2>&1 || r="the fuzzer failed: $(tail -n 3 $OUT/fuzz.txt);"
+	sum=$(grep '^kpmc_fuzz: seed' $OUT/fuzz.txt)
+	echo "$sum"
+	grep 'worker' $OUT/fuzz.txt
+	verdict "fuzz_ops: $(echo "$sum" | sed 's/^kpmc_fuzz: //')" "$r"
+
+	r=""
+	i=0
+	while [ $i -lt 50 ]; do
+		grep -q '^sessions: 0' /proc/kpmc/info && grep -q '^live_objects: 0 ' /proc/kpmc/info && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q '^sessions: 0' /proc/kpmc/info || r="$(grep '^sessions' /proc/kpmc/info) after every process ended;"
+	grep -q '^live_objects: 0 ' /proc/kpmc/info || r="$r $(grep live_objects /proc/kpmc/info);"
+	verdict fuzz_no_leak "$r"
+
+	# Exact still: loop N and 2N differ by exactly 2N user instructions.
+	r=""
+	echo 0 >/proc/kpmc/mm_manager 2>/dev/null
+	echo "activate 0" >/proc/kpmc/mm_manager 2>/dev/null
+	kpmc -A -c pmc1=0x8 -- "$BIN/loop" 1000000 >$OUT/fz1.txt 2>&1
+	kpmc -A -c pmc1=0x8 -- "$BIN/loop" 2000000 >$OUT/fz2.txt 2>&1
+	a=$(single_total $OUT/fz1.txt 4); b=$(single_total $OUT/fz2.txt 4)
+	[ -n "$a" ] && [ -n "$b" ] && within_slack $((b - a)) 2000000 || r="counts after the fuzzer: $a and $b, difference not 2,000,000;"
+	verdict fuzz_exact_after "$r"
+	rmmod kpmc || echo "KPMC-TEST: FAIL fuzz_rmmod: rmmod failed"
+	# The debug kernels have kmemleak (lockdep and KASAN report in dmesg,
+	# which the host's log check fails on).
+	if grep -q 'kpmc.tier=patched' /proc/cmdline; then
+		kmemleak_verdict fuzz_kmemleak
+	fi
+}
