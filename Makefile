@@ -123,6 +123,11 @@ fuzz: stage
 		KPMC_FUZZ=$(OPS),$(SEED) KPMC_GUEST_TIMEOUT=7200 scripts/run-patched-tier.sh arm64 $(BUILD) 1 6.12 rt; \
 	fi
 
+# make test's fuzzer stage: 100,000 operations on Debian's 6.1 arm64 guest.
+.PHONY: fuzz-smoke
+fuzz-smoke: stage
+	@$(MAKE) --no-print-directory -o stage fuzz FUZZ_KERNEL=stock OPS=100000 SEED=1
+
 bench: stage
 	bench/run.sh full
 
@@ -170,13 +175,13 @@ patched-arm64-6.12-rt-both: stage
 # would not fit make test's cold budget on 2 cores.
 GUEST_STAGES := patched-arm64-6.12-rt-both test-packages guest-x86_64-patched-6.12 \
 	$(addprefix tier-arm64-,$(KERNEL_TIERS_arm64)) guest-arm64 guest-arm64-smp tier-smp-arm64-6.12 \
-	guest-x86_64 $(addprefix tier-x86_64-,$(KERNEL_TIERS_x86_64)) bench-smoke
+	guest-x86_64 $(addprefix tier-x86_64-,$(KERNEL_TIERS_x86_64)) fuzz-smoke bench-smoke
 GUEST_RESULTS := $(BUILD)/arm64/run/result $(BUILD)/arm64/run-smp/result $(BUILD)/x86_64/run/result \
 	$(BUILD)/arm64-patched-6.12-rt/run/result $(BUILD)/arm64-patched-6.12-rt/run-smp/result \
 	$(BUILD)/x86_64-patched-6.12/run/result \
 	$(foreach a,arm64 x86_64,$(foreach t,$(KERNEL_TIERS_$(a)),$(BUILD)/tiers/$(a)-$(t)/run/result)) \
 	$(BUILD)/tiers/arm64-6.12-smp/run/result \
-	$(BUILD)/packages/result $(BUILD)/bench/result
+	$(BUILD)/packages/result $(BUILD)/arm64/run-fuzz/result $(BUILD)/bench/result
 
 # The scheduler patch's 6.1 series on its debug kernels (x86_64; arm64 with
 # 1 and 2 CPUs), two at a time.
