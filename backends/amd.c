@@ -200,8 +200,10 @@ static bool amd_pmi(void)
 
 	if (amd.v2) {
 		ours = kpmc_x86_rdmsr(MSR_AMD_PERF_CNTR_GLOBAL_STATUS) & amd.claimed;
-		if (ours)
+		if (ours) {
 			kpmc_x86_wrmsr(MSR_AMD_PERF_CNTR_GLOBAL_STATUS_CLR, ours);
+			kpmc_x86_pmi_rearm();
+		}
 		return ours;
 	}
 	for (i = 0; i < amd.nr; i++) {
@@ -211,6 +213,8 @@ static bool amd_pmi(void)
 		if (!(kpmc_x86_rdmsr(ctr_msr(i)) & (1ULL << (AMD_WIDTH - 1))))
 			ours |= 1ULL << i;
 	}
+	if (ours)
+		kpmc_x86_pmi_rearm();
 	return ours;
 }
 

@@ -28,6 +28,9 @@
 #define INTEL_MAX_TYPES		KPMC_MAX_CORE_TYPES
 
 /* One core type's PMU (the only one on a non-hybrid part). */
+/* The longest sampling period a legacy (32-bit, sign-extending) write starts exactly. */
+#define INTEL_LEGACY_MAX_PERIOD	0x7fffffffULL
+
 struct intel_pmu {
 	u8 core_type;				/* CPUID.1AH:EAX[31:24]; 0: not hybrid */
 	unsigned int version;
@@ -517,6 +520,21 @@ static int intel_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw
 				enc.absent[t] |= 1u << n;
 				continue;
 			}
+			/*
+			 * Without full-width writes a counter takes 32 bits,
+			 * sign-extended from bit 31 (SDM 18.2.6): a sampling
+			 * start of -period is only exact up to 2^31 - 1, perf's
+			 * max_period there too (review B13).
+			 */
+			if (pmi && !p->full_width &&
+			    cfg->ebs_period + cfg->ebs_range > INTEL_LEGACY_MAX_PERIOD) {
+				snprintf(why, len,
+					 "ebs%u=%llu%s: this CPU's counters take 32-bit writes (no full-width writes): a period is at most %llu",
+					 slot, (unsigned long long)cfg->ebs_period,
+					 cfg->ebs_range ? " with rnd" : "",
+					 (unsigned long long)INTEL_LEGACY_MAX_PERIOD);
+				return -EINVAL;
+			}
 			enc.enable_bits[t] |= slot_global_bit(slot);
 			if ((slot_is_fixed(slot) ? p->fixed_width : p->gp_width) < w)
 				w = slot_is_fixed(slot) ? p->fixed_width : p->gp_width;
@@ -694,6 +712,7 @@ static bool intel_pmi(void)
 	if (!ours)
 		return false;
 	kpmc_x86_wrmsr(MSR_X86_PERF_GLOBAL_OVF_CTRL, ours);
+	kpmc_x86_pmi_rearm();
 	return true;
 }
 

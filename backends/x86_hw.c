@@ -23,6 +23,7 @@
 #include <asm/msr.h>
 #include <asm/processor.h>
 #include <asm/nmi.h>
+#include <asm/apic.h>
 
 #include "kpmc/compat.h"
 #include "x86_hw.h"
@@ -93,6 +94,15 @@ static int kpmc_x86_nmi(unsigned int cmd, struct pt_regs *regs)
 		return NMI_DONE;
 	irq_work_queue(this_cpu_ptr(&kpmc_x86_overflow_work));
 	return NMI_HANDLED;
+}
+
+/*
+ * apic_write() is a static call whose trampoline is not exported to
+ * modules (6.x); the apic driver's write is, through the exported apic.
+ */
+void kpmc_x86_pmi_rearm(void)
+{
+	apic->write(APIC_LVTPC, APIC_DM_NMI);
 }
 
 void kpmc_x86_pmi_attach(bool (*handler)(void))

@@ -31,6 +31,13 @@ void kpmc_x86_unreserve(unsigned int n, u32 ctl_base, u32 ctr_base, u32 stride);
  */
 void kpmc_x86_pmi_attach(bool (*handler)(void));
 void kpmc_x86_pmi_detach(void);
+/*
+ * A PMI for kpmc was handled: unmask the local APIC's performance-counter
+ * entry. Intel masks it when it delivers a PMI; perf's handler, which
+ * unmasks it for its own, returns early when perf has no events (review
+ * B14), so without this only one PMI per CPU would ever arrive.
+ */
+void kpmc_x86_pmi_rearm(void);
 
 /* Run fn on every online CPU (process context), waiting for all. */
 void kpmc_x86_on_each_cpu(void (*fn)(void *info), void *info);

@@ -68,21 +68,30 @@ static int parse_indexed(const char *tok, size_t len, const char *word,
 #define KPMC_SEEN_MUX	16u
 #define KPMC_SEEN_MUXS	32u
 
-static int fail(char *err, size_t errlen, const char *tok, size_t toklen,
-		const char *why)
+void kpmc_quote_token(char *out, size_t outlen, const char *tok, size_t toklen)
 {
-	/* Quote at most 40 bytes of the token, printable characters only. */
-	char shown[44];
-	size_t i, n = toklen < 40 ? toklen : 40;
+	size_t i, n = toklen < KPMC_QUOTE_MAX ? toklen : KPMC_QUOTE_MAX;
 
+	if (!outlen)
+		return;
+	if (n > outlen - 2)
+		n = outlen - 2;
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)tok[i];
 
-		shown[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+		out[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
 	}
-	if (toklen > 40)
-		shown[n++] = '~';
-	shown[n] = '\0';
+	if (toklen > n)
+		out[n++] = '~';
+	out[n] = '\0';
+}
+
+static int fail(char *err, size_t errlen, const char *tok, size_t toklen,
+		const char *why)
+{
+	char shown[KPMC_QUOTE_MAX + 2];
+
+	kpmc_quote_token(shown, sizeof(shown), tok, toklen);
 	snprintf(err, errlen, "'%s': %s", shown, why);
 	return -EINVAL;
 }

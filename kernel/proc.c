@@ -193,6 +193,7 @@ static ssize_t enable_write(struct file *f, const char __user *ubuf,
 	bool at_exec = false, stop = false;
 	const char *comma;
 	pid_t pid;
+	char q[KPMC_QUOTE_MAX + 2];
 	char *buf;
 	int r;
 
@@ -219,14 +220,15 @@ static ssize_t enable_write(struct file *f, const char __user *ubuf,
 			} else if (len - (comma - buf) == 5 && !memcmp(comma, ",stop", 5)) {
 				stop = true;
 			} else {
-				kpmc_reject(t, "enable", "'%.*s': unknown option (',exec' or ',stop')",
-					    (int)min_t(size_t, 40, len - (comma - buf)), comma);
+				kpmc_quote_token(q, sizeof(q), comma, len - (comma - buf));
+				kpmc_reject(t, "enable", "'%s': unknown option (',exec' or ',stop')", q);
 				r = -EINVAL;
 				goto out;
 			}
 		}
 		if (parse_pid(buf + 4, (comma ? (size_t)(comma - buf) : len) - 4, &pid)) {
-			kpmc_reject(t, "enable", "'%.*s': bad pid", (int)min_t(size_t, 40, len), buf);
+			kpmc_quote_token(q, sizeof(q), buf, len);
+			kpmc_reject(t, "enable", "'%s': bad pid", q);
 			r = -EINVAL;
 			goto out;
 		}
@@ -237,8 +239,9 @@ static ssize_t enable_write(struct file *f, const char __user *ubuf,
 		}
 		r = stop ? kpmc_thread_detach(t, pid) : kpmc_thread_attach(t, pid, at_exec);
 	} else {
-		kpmc_reject(t, "enable", "'%.*s': expected 1, 0, pid=N, pid=N,exec, pid=N,stop, cpus=LIST or cpus_noidle=LIST",
-			    (int)min_t(size_t, 40, strnlen(buf, len)), buf);
+		kpmc_quote_token(q, sizeof(q), buf, len);
+		kpmc_reject(t, "enable", "'%s': expected 1, 0, pid=N, pid=N,exec, pid=N,stop, cpus=LIST or cpus_noidle=LIST",
+			    q);
 		r = -EINVAL;
 	}
 out:
@@ -335,6 +338,7 @@ static ssize_t monitor_write(struct file *f, const char __user *ubuf,
 	struct kpmc_thread *t = kpmc_thread_of_current(true);
 	char why[KPMC_ERR_MAX] = "";
 	size_t len = count;
+	char q[KPMC_QUOTE_MAX + 2];
 	char *buf;
 	u64 n;
 	int r;
@@ -348,8 +352,8 @@ static ssize_t monitor_write(struct file *f, const char __user *ubuf,
 		len--;
 	if (len <= 5 || memcmp(buf, "ring=", 5) || kpmc_parse_u64(buf + 5, len - 5, &n) ||
 	    n > U32_MAX) {
-		kpmc_reject(t, "monitor", "'%.*s': expected ring=N",
-			    (int)min_t(size_t, 40, strnlen(buf, len)), buf);
+		kpmc_quote_token(q, sizeof(q), buf, len);
+		kpmc_reject(t, "monitor", "'%s': expected ring=N", q);
 		r = -EINVAL;
 	} else {
 		r = kpmc_session_resize(f->private_data, (u32)n, why, sizeof(why));
@@ -392,6 +396,7 @@ static ssize_t mm_manager_write(struct file *f, const char __user *ubuf,
 {
 	struct kpmc_thread *t = kpmc_thread_of_current(true);
 	size_t len = count;
+	char q[KPMC_QUOTE_MAX + 2];
 	char *buf;
 	u64 idx;
 	int r;
@@ -407,14 +412,14 @@ static ssize_t mm_manager_write(struct file *f, const char __user *ubuf,
 		len--;
 	if (len <= 9 || memcmp(buf, "activate ", 9) ||
 	    kpmc_parse_u64(buf + 9, len - 9, &idx) || idx > INT_MAX) {
-		kpmc_reject(t, "mm_manager", "'%.*s': expected 'activate N'",
-			    (int)min_t(size_t, 40, strnlen(buf, len)), buf);
+		kpmc_quote_token(q, sizeof(q), buf, len);
+		kpmc_reject(t, "mm_manager", "'%s': expected 'activate N'", q);
 		r = -EINVAL;
 	} else {
 		r = kpmc_mm_activate((unsigned int)idx);
 		if (r == -EINVAL) {
-			kpmc_reject(t, "mm_manager", "'%.*s': no monitoring module %llu",
-				    (int)len, buf, idx);
+			kpmc_quote_token(q, sizeof(q), buf, len);
+			kpmc_reject(t, "mm_manager", "'%s': no monitoring module %llu", q, idx);
 		} else if (r) {
 			char why[KPMC_ERR_MAX] = "";
 

@@ -135,13 +135,18 @@ int kpmc_selfpage_mmap(struct kpmc_thread *t, struct vm_area_struct *vma)
 		kpmc_reject(t, "self", "mmap with PROT_WRITE: the page is read-only");
 		return -EINVAL;
 	}
-	kpmc_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
+	/*
+	 * VM_DONTCOPY: the page is this thread's; a child of fork() must not
+	 * inherit it (review C24) and take the parent's counts, or its
+	 * USER_READ flag, as its own. It maps /proc/kpmc/self for a page of its own.
+	 */
+	kpmc_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY, VM_MAYWRITE);
 
 	page = t->self_page;
 	if (!page) {
 		struct kpmc_self_page *p;
 
-		page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		if (!page)
 			return -ENOMEM;
 		p = page_address(page);

@@ -208,6 +208,7 @@ enum hrtimer_restart kpmc_system_tick(struct kpmc_cpu *c, struct hrtimer *timer)
 static int parse_cpus(struct kpmc_thread *owner, const char *list, size_t len,
 		      struct cpumask *mask)
 {
+	char q[KPMC_QUOTE_MAX + 2];
 	char buf[64];
 	int err;
 
@@ -224,16 +225,17 @@ static int parse_cpus(struct kpmc_thread *owner, const char *list, size_t len,
 	if (err && err != -ERANGE)
 		goto bad;
 	if (err || !cpumask_subset(mask, cpu_online_mask)) {
+		kpmc_quote_token(q, sizeof(q), buf, len);
 		kpmc_reject(owner, "enable", "cpus=%s: not all of these CPUs are online (online: %*pbl)",
-			    buf, cpumask_pr_args(cpu_online_mask));
+			    q, cpumask_pr_args(cpu_online_mask));
 		return -EINVAL;
 	}
 	if (cpumask_empty(mask))
 		goto bad;
 	return 0;
 bad:
-	kpmc_reject(owner, "enable", "'cpus=%.*s': want all, or a CPU list such as 0-3,6",
-		    (int)min_t(size_t, len, 40), list);
+	kpmc_quote_token(q, sizeof(q), list, len);
+	kpmc_reject(owner, "enable", "'cpus=%s': want all, or a CPU list such as 0-3,6", q);
 	return -EINVAL;
 }
 

@@ -85,3 +85,20 @@ dmesg | grep -q "kpmc: enable: .*',exe'" || r="$r; no dmesg line naming ',exe'"
 read -r le </proc/kpmc/last_error
 case $le in *",exe'"*) ;; *) r="$r; last_error '$le' does not name ',exe'" ;; esac
 verdict bad_input_named_in_dmesg "$r"
+
+# Control bytes in a bad token never reach dmesg or last_error raw (review
+# C22): a newline and an escape sequence are shown as '?'.
+r=""
+printf 'pid=1,x\n\033[31mred' 2>/dev/null >/proc/kpmc/enable
+exec 3<>/proc/kpmc/monitor
+printf 'ring=\033[1m' >&3 2>/dev/null
+exec 3>&-
+printf 'activate \033x' 2>/dev/null >/proc/kpmc/mm_manager
+esc=$(printf '\033')
+dmesg | grep -q "kpmc: enable: ',x??\[31mred': unknown option" || r="no sanitized dmesg line for the enable write;"
+dmesg | grep -q "kpmc: monitor: 'ring=?\[1m': expected ring=N" || r="$r no sanitized dmesg line for the monitor write;"
+dmesg | grep -q "kpmc: mm_manager: 'activate ?x': expected 'activate N'" || r="$r no sanitized dmesg line for mm_manager;"
+dmesg | grep -q "$esc" && r="$r an escape byte reached dmesg;"
+read -r le </proc/kpmc/last_error
+case $le in *"$esc"*) r="$r an escape byte in last_error;" ;; *"activate ?x"*) ;; *) r="$r last_error '$le' does not name the token;" ;; esac
+verdict bad_input_sanitized "$r"

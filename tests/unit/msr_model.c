@@ -305,6 +305,11 @@ void kpmc_x86_pmi_detach(void)
 	m.pmi = NULL;
 }
 
+void kpmc_x86_pmi_rearm(void)
+{
+	m.lvtpc_masked = false;
+}
+
 void kpmc_x86_on_each_cpu(void (*fn)(void *info), void *info)
 {
 	unsigned int was = m.cpu, cpu;
@@ -330,6 +335,11 @@ void kpmc_pmu_overflow(void)
 
 static void raise_pmi(void)
 {
+	if (m.lvtpc_masked) {
+		m.pmis_masked++;
+		return;
+	}
+	m.lvtpc_masked = m.intel;
 	m.pmis++;
 	if (m.pmi && m.pmi())
 		kpmc_pmu_overflow();

@@ -36,7 +36,9 @@ struct model {
 	u64 fixed_ctrl, global_ctrl, global_status;
 	unsigned int reserved;
 	bool (*pmi)(void);
-	unsigned long reads, writes, pmis, overflows;
+	/* Intel masks the APIC's PMU entry on delivery: PMIs wait for a re-arm. */
+	bool lvtpc_masked;
+	unsigned long reads, writes, pmis, overflows, pmis_masked;
 	u32 last_msr;
 	u64 last_value;
 

@@ -381,6 +381,25 @@ static void test_mux_schedule(void **state)
 	assert_int_equal(kpmc_mux_next_set(0, 1), 0);
 }
 
+/* Review C22: what of a user's write reaches dmesg is printable and bounded. */
+static void test_quote_token(void **state)
+{
+	(void)state;
+	char q[KPMC_QUOTE_MAX + 2];
+	char long_tok[100];
+
+	kpmc_quote_token(q, sizeof(q), "pid=1\n\x1b[31mred", 14);
+	assert_string_equal(q, "pid=1??[31mred");
+	memset(long_tok, 'a', sizeof(long_tok));
+	kpmc_quote_token(q, sizeof(q), long_tok, sizeof(long_tok));
+	assert_int_equal(strlen(q), KPMC_QUOTE_MAX + 1);
+	assert_int_equal(q[KPMC_QUOTE_MAX], '~');
+	kpmc_quote_token(q, sizeof(q), "x\0y", 3);
+	assert_string_equal(q, "x?y");
+	kpmc_quote_token(q, 4, "abcdef", 6);
+	assert_string_equal(q, "ab~");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_random_periods),
 		cmocka_unit_test(test_config_sets),
 		cmocka_unit_test(test_mux_schedule),
+		cmocka_unit_test(test_quote_token),
 	};
 
 	return cmocka_run_group_tests_name("kpmc_core_pure", tests, NULL, NULL);

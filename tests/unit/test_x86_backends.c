@@ -354,6 +354,63 @@ static void test_refusals(void **state)
 	expect_refused("pmc4=0x76", "counter out of range (this PMU has pmc0-pmc3)");
 }
 
+/*
+ * Review B14: Intel masks the APIC's PMU entry when it delivers a PMI; the
+ * handler re-arms it, so every overflow of a sampling run interrupts.
+ */
+static void test_pmi_rearmed(void **state)
+{
+	struct kpmc_hw_config hw;
+	u64 start[KPMC_MAX_COUNTERS] = { 0 };
+	unsigned int k;
+
+	(void)state;
+	assert_int_equal(use(MODEL_SKYLAKE, &kpmc_intel_backend), 0);
+	assert_int_equal(be->claim(0xfff, why, sizeof(why)), 0);
+	assert_int_equal(configure("pmc3=0xc0,ebs3=10000", &hw), 0);
+	for (k = 1; k <= 5; k++) {
+		start[hw.sampling_index] = kpmc_overflow_start(10000, hw.width_mask[hw.sampling_index]);
+		be->load(&hw, start);
+		model_inject(0xc0, 0, true, 10000);
+		assert_int_equal(m.pmis, k);
+		assert_int_equal(m.overflows, k);
+	}
+	assert_int_equal(m.pmis_masked, 0);
+	assert_false(m.lvtpc_masked);
+	be->unclaim(0xfff);
+}
+
+/*
+ * Review B13: without full-width writes, a sampling period above 2^31 - 1
+ * would start wrong (32-bit write, sign-extended); it is refused, and the
+ * longest one allowed overflows after exactly its period.
+ */
+static void test_legacy_write_max_period(void **state)
+{
+	struct kpmc_hw_config hw;
+	u64 start[KPMC_MAX_COUNTERS] = { 0 };
+	u64 p = 0x7fffffffULL;
+
+	(void)state;
+	assert_int_equal(use(MODEL_INTEL_LEGACY_WRITES, &kpmc_intel_backend), 0);
+	expect_refused("pmc4=0x3c,ebs4=2147483648", "a period is at most 2147483647");
+	expect_refused("pmc0,ebs0=3000000000", "32-bit writes");
+	expect_refused("pmc4=0x3c,ebs4=2147000000,rnd=1000000", "with rnd");
+	assert_int_equal(be->claim(0xfff, why, sizeof(why)), 0);
+	assert_int_equal(configure("pmc4=0x3c,ebs4=2147483647", &hw), 0);
+	start[hw.sampling_index] = kpmc_overflow_start(p, hw.width_mask[hw.sampling_index]);
+	be->load(&hw, start);
+	model_inject(0x3c, 0, true, p - 1);
+	assert_int_equal(m.pmis, 0);
+	model_inject(0x3c, 0, true, 1);
+	assert_int_equal(m.pmis, 1);
+	be->unclaim(0xfff);
+
+	/* Full-width writes: any period up to the counter's width. */
+	assert_int_equal(use(MODEL_SKYLAKE, &kpmc_intel_backend), 0);
+	assert_int_equal(configure("pmc4=0x3c,ebs4=3000000000", &hw), 0);
+}
+
 /* v1: no fixed counters and no global control MSRs (the model #GPs on them). */
 static void test_intel_v1(void **state)
 {
@@ -722,6 +779,8 @@ int main(void)
 		cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_ebs_overflow_exact),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_legacy_write_max_period),
+		cmocka_unit_test(test_pmi_rearmed),
 		cmocka_unit_test(test_intel_v1),
 		cmocka_unit_test(test_perf_holds_pmu),
 		cmocka_unit_test(test_hybrid_detection),

@@ -118,6 +118,14 @@ int kpmc_config_parse(const char *buf, size_t len,
 		      const struct kpmc_pmu_desc *pmu,
 		      struct kpmc_config *cfg, char *err, size_t errlen);
 
+/*
+ * What of a user's bytes may reach dmesg or last_error: at most
+ * KPMC_QUOTE_MAX of them, anything but printable ASCII as '?', '~' if cut.
+ * out has room for KPMC_QUOTE_MAX + 2.
+ */
+#define KPMC_QUOTE_MAX	40
+void kpmc_quote_token(char *out, size_t outlen, const char *tok, size_t toklen);
+
 /* Normalized string of cfg, as /proc/kpmc/config reads it back; returns length. */
 int kpmc_config_format(const struct kpmc_config *cfg, char *out, size_t len);
 
