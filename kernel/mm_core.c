@@ -10,10 +10,22 @@
 
 #include "kpmc/core.h"
 
-static const struct kpmc_monitoring_module __rcu *kpmc_mm_current;
+/*
+ * The active module and its activation number, published as one: a reader
+ * that took them separately could start a thread's baseline with the old
+ * module and tag it with the new epoch (review B16). An activation number
+ * that differs from a thread's mm_epoch means its scratch is stale. Two
+ * slots suffice: each activation waits for a grace period, so no reader
+ * holds the slot the next activation rewrites.
+ */
+struct mm_activation {
+	const struct kpmc_monitoring_module *mm;
+	unsigned int epoch;
+};
+
+static struct mm_activation mm_slots[2] = { { NULL, 1 }, { NULL, 0 } };
+static struct mm_activation __rcu *kpmc_mm_now = &mm_slots[0];
 static int kpmc_mm_current_index = -1;
-/* Bumped at every activation: a thread whose mm_epoch differs has stale scratch. */
-static unsigned int kpmc_mm_epoch = 1;
 static DEFINE_MUTEX(kpmc_mm_lock);
 
 static void thread_start_locked(const struct kpmc_monitoring_module *mm,
@@ -27,20 +39,25 @@ static void thread_start_locked(const struct kpmc_monitoring_module *mm,
 
 void kpmc_mm_thread_start(struct kpmc_thread *t)
 {
+	const struct mm_activation *a;
+
 	rcu_read_lock();
-	thread_start_locked(rcu_dereference(kpmc_mm_current), t, READ_ONCE(kpmc_mm_epoch));
+	a = rcu_dereference(kpmc_mm_now);
+	thread_start_locked(a->mm, t, a->epoch);
 	rcu_read_unlock();
 }
 
 void kpmc_mm_sample(struct kpmc_sample *s, struct kpmc_thread *t)
 {
 	const struct kpmc_monitoring_module *mm;
+	const struct mm_activation *a;
 
 	rcu_read_lock();
-	mm = rcu_dereference(kpmc_mm_current);
+	a = rcu_dereference(kpmc_mm_now);
+	mm = a->mm;
 	/* Activated since this thread's baseline: start it now. */
-	if (t && t->mm_epoch != READ_ONCE(kpmc_mm_epoch))
-		thread_start_locked(mm, t, READ_ONCE(kpmc_mm_epoch));
+	if (t && t->mm_epoch != a->epoch)
+		thread_start_locked(mm, t, a->epoch);
 	if (mm && mm->on_sample)
 		mm->on_sample(s);
 	/*
@@ -58,12 +75,14 @@ void kpmc_mm_sample(struct kpmc_sample *s, struct kpmc_thread *t)
 void kpmc_mm_switch(struct kpmc_thread *out, struct kpmc_thread *in)
 {
 	const struct kpmc_monitoring_module *mm;
+	const struct mm_activation *a;
 	unsigned int epoch;
 
 	rcu_read_lock();
-	mm = rcu_dereference(kpmc_mm_current);
+	a = rcu_dereference(kpmc_mm_now);
+	mm = a->mm;
 	if (mm && mm->on_switch) {
-		epoch = READ_ONCE(kpmc_mm_epoch);
+		epoch = a->epoch;
 		if (out && out->mm_epoch != epoch)
 			thread_start_locked(mm, out, epoch);
 		if (in && in->mm_epoch != epoch)
@@ -96,6 +115,7 @@ const struct kpmc_monitoring_module *kpmc_mm_active(void)
 int kpmc_mm_activate(unsigned int index)
 {
 	const struct kpmc_monitoring_module *next, *prev;
+	struct mm_activation *cur, *slot;
 	unsigned int n = 0;
 	int err = 0;
 
@@ -120,13 +140,13 @@ int kpmc_mm_activate(unsigned int index)
 		if (err)
 			goto out;
 	}
-	prev = rcu_dereference_protected(kpmc_mm_current, lockdep_is_held(&kpmc_mm_lock));
-	/*
-	 * The epoch first: rcu_assign_pointer() is a release, so a sample that
-	 * sees next also sees the new epoch.
-	 */
-	WRITE_ONCE(kpmc_mm_epoch, kpmc_mm_epoch + 1);
-	rcu_assign_pointer(kpmc_mm_current, next);
+	cur = rcu_dereference_protected(kpmc_mm_now, lockdep_is_held(&kpmc_mm_lock));
+	prev = cur->mm;
+	/* The other slot: no reader has it since the last grace period. */
+	slot = cur == &mm_slots[0] ? &mm_slots[1] : &mm_slots[0];
+	slot->mm = next;
+	slot->epoch = cur->epoch + 1;
+	rcu_assign_pointer(kpmc_mm_now, slot);
 	WRITE_ONCE(kpmc_mm_current_index, index);
 	synchronize_rcu();
 	if (prev && prev->deactivate)

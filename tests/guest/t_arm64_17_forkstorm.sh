@@ -1,13 +1,20 @@
 # Fork storm (issue 15): 5,000 threads and 5,000 processes, each spinning
 # 40,000 user cycles, under EBS every 10,000 cycles, with a 2-record ring
-# that cannot keep up. Each worker makes exactly 5 records (4 ebs + exit);
+# whose reader is stopped for a second. Each worker makes exactly 5 records (4 ebs + exit);
 # every record is either in the trace or counted by a LOST record, so
 # records seen + records lost = 5 x 10,000 + the main thread's own (the
 # nsample of its exit record). Afterwards nothing of kpmc's is live.
 load
 r=""
-kpmc -k 2 -c pmc0,ebs0=10000 -- "$BIN/forkstorm" 5000 5000 20000 >$OUT/storm.txt 2>$OUT/storm.err ||
-	r="kpmc failed: $(tail -n 3 $OUT/storm.err);"
+kpmc -k 2 -c pmc0,ebs0=10000 -- "$BIN/forkstorm" 5000 5000 20000 >$OUT/storm.txt 2>$OUT/storm.err &
+kp=$!
+# A reader that keeps up loses nothing even with 2 slots (every record wakes
+# it): stop it for a second while the storm runs, so the ring overflows.
+sleep 0.5
+kill -STOP $kp
+sleep 1
+kill -CONT $kp
+wait $kp || r="kpmc failed: $(tail -n 3 $OUT/storm.err);"
 # Record rows: nsample pid tid event ...; the main thread exits last.
 awk '
 	$1 ~ /^[0-9]+$/ && $4 ~ /^[a-z]/ { seen++; if ($4 == "exit") { exits++; main_n = $1; main_tid = $3 }
