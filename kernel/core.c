@@ -301,12 +301,12 @@ static int __init kpmc_init(void)
 	err = kpmc_mm_activate(0);
 	if (err)
 		goto out_backend;
-	err = kpmc_sessions_init();
+	err = kpmc_defer_init();
 	if (err)
 		goto out_backend;
 	err = kpmc_threads_init();
 	if (err)
-		goto out_sessions;
+		goto out_defer;
 	err = kpmc_cpu_state_init();
 	if (err)
 		goto out_threads;
@@ -337,8 +337,9 @@ out_cpu_state:
 out_threads:
 	kpmc_threads_exit();
 	kpmc_pmu_shutdown();
-out_sessions:
 	kpmc_sessions_exit();
+out_defer:
+	kpmc_defer_exit();
 out_backend:
 	if (kpmc_backend && kpmc_backend->remove)
 		kpmc_backend->remove();
@@ -359,6 +360,7 @@ static void __exit kpmc_exit(void)
 	kpmc_pmu_shutdown();
 	kpmc_mm_exit();
 	kpmc_sessions_exit();
+	kpmc_defer_exit();
 	if (kpmc_backend && kpmc_backend->remove)
 		kpmc_backend->remove();
 }

@@ -24,6 +24,7 @@
 #include <linux/uaccess.h>
 
 #include "kpmc/core.h"
+#include "kpmc/thread_internal.h"
 
 #define KPMC_KERNEL_REQUESTS	64
 
@@ -274,4 +275,58 @@ void kpmc_kernel_api_stop(void)
 	nr_requests = 0;
 	kpmc_shared_config_put(kernel_conf);
 	kernel_conf = NULL;
+}
+
+/* The counter of t's configuration (any set) that counts event, or -1. */
+static int slot_counting(const struct kpmc_thread *t, u64 event)
+{
+	const struct kpmc_config *cfg = tcfg(t);
+	unsigned int slot;
+
+	for (slot = 0; slot < KPMC_MAX_COUNTERS; slot++) {
+		if (!(cfg->mask & BIT(slot)))
+			continue;
+		if ((slot < kpmc_pmu.nr_fixed ? kpmc_pmu.fixed_event[slot] : cfg->ctr[slot].event) == event)
+			return slot;
+	}
+	return -1;
+}
+
+/*
+ * Any context. Counts up to the thread's last fold (switch, tick or
+ * record): at most one fold period behind for a running thread.
+ */
+int kpmc_thread_metrics(struct task_struct *task, struct kpmc_thread_metrics *m)
+{
+	struct kpmc_thread *t;
+	int err = -ENODATA;
+
+	memset(m, 0, sizeof(*m));
+	rcu_read_lock();
+	t = kpmc_thread_lookup(task);
+	/* Acquire: pairs with an attach's publication of a reused state. */
+	if (t && smp_load_acquire(&t->state) == KPMC_COUNTING) {
+		const struct kpmc_hw_config *hw = thw(t);
+		bool basic = kpmc_pmu.has_basic_events;
+		int in = basic ? slot_counting(t, kpmc_pmu.event_instructions) : -1;
+		int cy = basic ? slot_counting(t, kpmc_pmu.event_cycles) : -1;
+		unsigned int i;
+
+		for (i = 0; i < hw->nr; i++) {
+			if ((int)hw->slot[i] == in)
+				m->instructions = READ_ONCE(t->total[in]) + READ_ONCE(t->acc[i]);
+			if ((int)hw->slot[i] == cy)
+				m->cycles = READ_ONCE(t->total[cy]) + READ_ONCE(t->acc[i]);
+		}
+		m->has_instructions = in >= 0;
+		m->has_cycles = cy >= 0;
+		m->run_ns = READ_ONCE(t->total_run_ns) + READ_ONCE(t->run_ns);
+		m->migrations = READ_ONCE(t->migrations);
+		m->nsample = READ_ONCE(t->nsample);
+		m->virt_mask = READ_ONCE(t->last_virt_mask);
+		memcpy(m->virt, t->last_virt, sizeof(m->virt));
+		err = 0;
+	}
+	rcu_read_unlock();
+	return err;
 }

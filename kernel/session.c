@@ -57,7 +57,6 @@ MODULE_PARM_DESC(user_ring_kb,
 static LIST_HEAD(kpmc_sessions);
 static DEFINE_MUTEX(kpmc_sessions_lock);
 static atomic_t kpmc_sessions_alive = ATOMIC_INIT(0);
-static struct workqueue_struct *kpmc_wq;
 static bool kpmc_unloading;
 
 static void session_wake(struct irq_work *work)
@@ -101,16 +100,6 @@ void kpmc_session_get(struct kpmc_session *s)
 	refcount_inc(&s->ref);
 }
 
-void kpmc_defer(struct work_struct *work)
-{
-	queue_work(kpmc_wq, work);
-}
-
-void kpmc_defer_rcu(struct rcu_work *work)
-{
-	queue_rcu_work(kpmc_wq, work);
-}
-
 /*
  * The last reference can go in the switch hook, under the runqueue lock,
  * where queueing work would wake a worker: an irq_work queues the free.
@@ -121,22 +110,7 @@ static void session_free_irq(struct irq_work *w)
 {
 	struct kpmc_session *s = container_of(w, struct kpmc_session, free_irq);
 
-	queue_rcu_work(kpmc_wq, &s->free_work);
-}
-
-/*
- * Deferrals chain: an RCU callback puts a configuration whose free waits for
- * another grace period; a session's last put is an irq_work that queues RCU
- * work. Three rounds cover the longest chain.
- */
-void kpmc_flush_deferred(void)
-{
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		rcu_barrier();
-		flush_workqueue(kpmc_wq);
-	}
+	kpmc_defer_rcu(&s->free_work);
 }
 
 /* Any context, NMI excepted: the free itself is deferred. */
@@ -282,42 +256,6 @@ void kpmc_session_close(struct kpmc_session *s)
 	s->closed = true;
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	kpmc_session_put(s);
-}
-
-void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
-		       const struct kpmc_config *cfg, const struct kpmc_hw_config *hw,
-		       const u64 *acc, u64 run_ns, struct kpmc_thread *t)
-{
-	struct kpmc_sample s;
-	unsigned int i;
-
-	memset(&s, 0, sizeof(s));
-	s.pmu = &kpmc_pmu;
-	s.cfg = cfg;
-	if (t) {
-		s.task = t->task;
-		s.scratch = t->mm_scratch;
-	}
-	s.counter_mask = hw->mask;
-	s.run_ns = run_ns;
-	s.last = kind == KPMC_REC_EXIT || kind == KPMC_REC_DETACH;
-	for (i = 0; i < hw->nr; i++)
-		s.counts[hw->slot[i]] = acc[i];
-	kpmc_mm_sample(&s, t);
-
-	memset(rec, 0, sizeof(*rec));
-	rec->version = KPMC_RECORD_VERSION;
-	rec->size = sizeof(*rec);
-	rec->kind = kind;
-	rec->cpu = raw_smp_processor_id();
-	rec->counter_mask = s.counter_mask;
-	/* A CPU's record (system-wide) is built on that CPU: its type is the one. */
-	if (!t && kpmc_backend->uncounted)
-		rec->uncounted_mask = kpmc_backend->uncounted(hw) & hw->mask;
-	rec->virt_mask = s.virt_mask;
-	rec->run_ns = s.run_ns;
-	memcpy(rec->counts, s.counts, sizeof(rec->counts));
-	memcpy(rec->virt, s.virt, sizeof(rec->virt));
 }
 
 /* Caller holds s->lock and has checked there is room. */
@@ -507,11 +445,6 @@ unsigned int kpmc_sessions_live(void)
 	return atomic_read(&kpmc_sessions_alive);
 }
 
-int kpmc_sessions_init(void)
-{
-	kpmc_wq = alloc_workqueue("kpmc", 0, 0);
-	return kpmc_wq ? 0 : -ENOMEM;
-}
 
 /* Unloading: readers blocked in read() must return before /proc goes away. */
 void kpmc_sessions_shutdown(void)
@@ -530,8 +463,6 @@ void kpmc_sessions_exit(void)
 {
 	int i;
 
-	if (!kpmc_wq)
-		return;
 	/* A last put's irq_work may still be on its way to the queue. */
 	for (i = 0; i < 100 && atomic_read(&kpmc_sessions_alive); i++) {
 		kpmc_flush_deferred();
@@ -539,8 +470,6 @@ void kpmc_sessions_exit(void)
 			msleep(10);
 	}
 	kpmc_flush_deferred();
-	destroy_workqueue(kpmc_wq);
-	kpmc_wq = NULL;
 	if (atomic_read(&kpmc_sessions_alive))
 		pr_err("kpmc: leak: %d sessions not freed\n",
 		       atomic_read(&kpmc_sessions_alive));

@@ -260,13 +260,15 @@ void kpmc_session_close(struct kpmc_session *s);
 void kpmc_session_stats(struct kpmc_session *s, u64 *used, u64 *dropped);
 void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec);
 /*
- * A record of counts acc (hw slot order) over run_ns, with the active
- * monitoring module's virtual counters; the caller adds who and why.
+ * record.c: a record of counts acc (hw slot order) over run_ns, with the
+ * active monitoring module's virtual counters; the caller adds who and why.
  */
 void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 		       const struct kpmc_config *cfg, const struct kpmc_hw_config *hw,
 		       const u64 *acc, u64 run_ns, struct kpmc_thread *t);
-/* Run work in process context later (kpmc's workqueue); flushed at unload. */
+/* defer.c: run work in process context later (kpmc's workqueue); flushed at unload. */
+int kpmc_defer_init(void);
+void kpmc_defer_exit(void);
 void kpmc_defer(struct work_struct *work);
 void kpmc_defer_rcu(struct rcu_work *work);
 void kpmc_flush_deferred(void);
@@ -274,7 +276,6 @@ int kpmc_session_resize(struct kpmc_session *s, u32 records, char *why, size_t l
 ssize_t kpmc_session_read(struct kpmc_session *s, char __user *buf, size_t len, bool nonblock);
 __poll_t kpmc_session_poll(struct kpmc_session *s, struct file *f, poll_table *pt);
 unsigned int kpmc_sessions_live(void);
-int kpmc_sessions_init(void);
 void kpmc_sessions_shutdown(void);
 void kpmc_sessions_exit(void);
 

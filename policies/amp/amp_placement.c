@@ -48,7 +48,6 @@ struct amp_thread {
 	pid_t tid;
 	bool requested;			/* the policy asked kpmc to monitor it */
 	enum amp_place place;
-	cpumask_t saved;		/* its affinity before the policy */
 	u64 prev_num, prev_den;		/* the metric's inputs at the last ranking */
 	bool have_prev;
 	u64 value;			/* the metric over the last period */
@@ -58,7 +57,14 @@ struct amp_thread {
 static DEFINE_MUTEX(amp_lock);
 static struct amp_thread amp_threads[AMP_MAX_THREADS];
 static unsigned int amp_nr;
-static cpumask_t amp_big;
+/*
+ * CPU masks are cpumask_var_t, allocated at load: with NR_CPUS=8192 a
+ * cpumask_t is 1 KiB, too much for the stack and for 64 array entries.
+ * amp_saved[i] is amp_threads[i]'s affinity before the policy; amp_scratch
+ * is for the computations made under amp_lock.
+ */
+static cpumask_var_t amp_big, amp_scratch;
+static cpumask_var_t amp_saved[AMP_MAX_THREADS];
 static unsigned int amp_slots = 1;
 static unsigned int amp_period_ms = 100;
 static unsigned int amp_metric = PMC_METRIC_ID_INSTR_PER_MS;
@@ -127,19 +133,20 @@ static bool sample_metric(struct amp_thread *a)
 	return a->valid;
 }
 
+/* amp_lock held. */
 static void place(struct amp_thread *a, enum amp_place where)
 {
-	cpumask_t mask;
+	struct cpumask *mask = amp_scratch;
 
 	if (a->place == where)
 		return;
 	if (where == AMP_BIG)
-		cpumask_and(&mask, &amp_big, cpu_online_mask);
+		cpumask_and(mask, amp_big, cpu_online_mask);
 	else
-		cpumask_andnot(&mask, cpu_online_mask, &amp_big);
-	cpumask_and(&mask, &mask, &a->saved);
+		cpumask_andnot(mask, cpu_online_mask, amp_big);
+	cpumask_and(mask, mask, amp_saved[a - amp_threads]);
 	/* The thread's own affinity excludes that side: leave it where it may run. */
-	if (cpumask_empty(&mask) || set_cpus_allowed_ptr(a->task, &mask))
+	if (cpumask_empty(mask) || set_cpus_allowed_ptr(a->task, mask))
 		return;
 	a->place = where;
 }
@@ -147,7 +154,7 @@ static void place(struct amp_thread *a, enum amp_place where)
 static void amp_release(struct amp_thread *a, bool restore)
 {
 	if (restore && a->place != AMP_UNPLACED)
-		set_cpus_allowed_ptr(a->task, &a->saved);
+		set_cpus_allowed_ptr(a->task, amp_saved[a - amp_threads]);
 	if (a->requested)
 		pmc_ops_monitor(a->task, false);
 	put_task_struct(a->task);
@@ -169,7 +176,7 @@ static struct amp_thread *track(struct task_struct *task, bool request)
 	get_task_struct(task);
 	a->task = task;
 	a->tid = task_pid_nr(task);
-	cpumask_copy(&a->saved, task->cpus_ptr);
+	cpumask_copy(amp_saved[a - amp_threads], task->cpus_ptr);
 	if (request && !pmc_ops_monitor(task, true))
 		a->requested = true;
 	return a;
@@ -179,6 +186,7 @@ static void untrack(unsigned int i, bool restore)
 {
 	amp_release(&amp_threads[i], restore);
 	amp_threads[i] = amp_threads[--amp_nr];
+	cpumask_copy(amp_saved[i], amp_saved[amp_nr]);
 }
 
 /* Global mode: every user thread kpmc monitors is a candidate. */
@@ -238,7 +246,7 @@ static void rank_and_place(void)
 		if (sample_metric(&amp_threads[i]))
 			ranked[n++] = &amp_threads[i];
 	sort(ranked, n, sizeof(ranked[0]), by_value_desc, NULL);
-	nr_big_slots = cpumask_weight(&amp_big) * amp_slots;
+	nr_big_slots = cpumask_weight(amp_big) * amp_slots;
 	for (i = 0; i < n; i++) {
 		enum amp_place where = i < nr_big_slots ? AMP_BIG : AMP_LITTLE;
 		enum amp_place was = ranked[i]->place;
@@ -273,13 +281,12 @@ static int control(char *key, char *val)
 {
 	struct task_struct *task;
 	unsigned int v, i;
-	cpumask_t mask;
 	int err;
 
 	if (!strcmp(key, "big")) {
-		if (cpulist_parse(val, &mask) || !cpumask_subset(&mask, cpu_possible_mask))
+		if (cpulist_parse(val, amp_scratch) || !cpumask_subset(amp_scratch, cpu_possible_mask))
 			return -EINVAL;
-		cpumask_copy(&amp_big, &mask);
+		cpumask_copy(amp_big, amp_scratch);
 		/* Everything is placed anew against the new sets. */
 		for (i = 0; i < amp_nr; i++)
 			amp_threads[i].place = AMP_UNPLACED;
@@ -369,7 +376,7 @@ static int control_show(struct seq_file *m, void *v)
 
 	mutex_lock(&amp_lock);
 	seq_printf(m, "enable=%d\nbig=%*pbl\nslots=%u\nperiod_ms=%u\nmetric=%s\nglobal=%d\n",
-		   amp_enabled, cpumask_pr_args(&amp_big), amp_slots, amp_period_ms,
+		   amp_enabled, cpumask_pr_args(amp_big), amp_slots, amp_period_ms,
 		   metric_name(amp_metric, name, sizeof(name)), amp_global);
 	for (i = 0; i < amp_nr; i++)
 		seq_printf(m, "thread %d %s\n", amp_threads[i].tid,
@@ -416,15 +423,38 @@ static const struct proc_ops trail_ops = {
 	.proc_release = single_release,
 };
 
+static void free_masks(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < AMP_MAX_THREADS; i++)
+		free_cpumask_var(amp_saved[i]);
+	free_cpumask_var(amp_scratch);
+	free_cpumask_var(amp_big);
+}
+
 static int __init amp_init(void)
 {
+	unsigned int i;
+	bool ok;
+
+	ok = zalloc_cpumask_var(&amp_big, GFP_KERNEL) && zalloc_cpumask_var(&amp_scratch, GFP_KERNEL);
+	for (i = 0; ok && i < AMP_MAX_THREADS; i++)
+		ok = zalloc_cpumask_var(&amp_saved[i], GFP_KERNEL);
+	if (!ok) {
+		free_masks();
+		return -ENOMEM;
+	}
 	INIT_DELAYED_WORK(&amp_work, amp_tick);
 	amp_dir = proc_mkdir("kpmc_amp", NULL);
-	if (!amp_dir)
+	if (!amp_dir) {
+		free_masks();
 		return -ENOMEM;
+	}
 	if (!proc_create("control", 0600, amp_dir, &control_ops) ||
 	    !proc_create("trail", 0444, amp_dir, &trail_ops)) {
 		proc_remove(amp_dir);
+		free_masks();
 		return -ENOMEM;
 	}
 	return 0;
@@ -439,6 +469,7 @@ static void __exit amp_exit(void)
 	cancel_delayed_work_sync(&amp_work);
 	while (amp_nr)
 		untrack(amp_nr - 1, true);
+	free_masks();
 }
 
 module_init(amp_init);

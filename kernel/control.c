@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What /proc asks of threads (process context): a thread configures,
+ * starts, reads and stops its own monitoring; attaches other threads it may
+ * ptrace and detaches them; the kernel API attaches and detaches tasks for
+ * scheduling code. Who may count what is privilege.c's; the counters'
+ * owner (threads or system-wide) is core.c's.
+ */
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/ktime.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/proc_fs.h>
+#include <linux/fs.h>
+#include <linux/capability.h>
+
+#include "kpmc/compat.h"
+#include "kpmc/core.h"
+#include "kpmc/thread_internal.h"
+
+int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config_sets *sets)
+{
+	struct kpmc_shared_config *c, *old = NULL;
+	char why[KPMC_ERR_MAX] = "";
+	unsigned long flags;
+	bool busy;
+
+	if (t->state != KPMC_IDLE) {
+		kpmc_reject(t, "config",
+			    "monitoring is on: write 0 to /proc/kpmc/enable before changing the configuration");
+		return -EBUSY;
+	}
+	c = kpmc_shared_config_new(sets, why, sizeof(why));
+	if (IS_ERR(c)) {
+		if (PTR_ERR(c) != -ENOMEM)
+			kpmc_reject(t, "config", "%s", why);
+		return PTR_ERR(c);
+	}
+	/* An attach reusing this idle state takes the same lock. */
+	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
+	busy = t->state != KPMC_IDLE;
+	if (!busy) {
+		old = t->conf;
+		t->set = 0;
+		t->conf = c;
+		t->foreign = false;
+	}
+	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+	if (busy) {
+		kpmc_shared_config_put(c);
+		kpmc_reject(t, "config", "monitoring is on: write 0 to /proc/kpmc/enable before changing the configuration");
+		return -EBUSY;
+	}
+	kpmc_shared_config_put(old);
+	return 0;
+}
+
+static int need_config_and_session(struct kpmc_thread *t, struct kpmc_session **s)
+{
+	/* A state an attach set up holds its monitor's configuration, not ours. */
+	if (!t->conf || t->foreign) {
+		kpmc_reject(t, "enable", "no configuration: write /proc/kpmc/config first");
+		return -EINVAL;
+	}
+	*s = kpmc_session_of_current();
+	if (!*s) {
+		kpmc_reject(t, "enable", "no session: open /proc/kpmc/monitor first");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int kpmc_thread_start_self(struct kpmc_thread *t)
+{
+	struct kpmc_session *s, *old;
+	char why[KPMC_ERR_MAX] = "";
+	unsigned long flags;
+	int err;
+
+	if (t->state != KPMC_IDLE) {
+		kpmc_reject(t, "enable", "this thread is already monitored");
+		return -EBUSY;
+	}
+	err = need_config_and_session(t, &s);
+	if (err)
+		return err;
+	err = kpmc_may_count(t->conf, false, why, sizeof(why));
+	if (!err)
+		err = kpmc_pmu_get(KPMC_USER_THREAD, why, sizeof(why));
+	if (err) {
+		kpmc_reject(t, "enable", "%s", why);
+		kpmc_session_put(s);
+		return err;
+	}
+	old = t->session;
+	local_irq_save(flags);
+	t->session = s;
+	t->owner_capable = perfmon_capable();
+	t->stop_requested = false;
+	t->detach_why = 0;
+	t->state = KPMC_COUNTING;
+	memset(t->acc, 0, sizeof(t->acc));
+	t->run_ns = 0;
+	kpmc_counting_start(t);
+	kpmc_switch_in(this_cpu_ptr(&kpmc_cpus), t, NULL, ktime_get_ns());
+	local_irq_restore(flags);
+	if (old)
+		kpmc_session_put(old);
+	return 0;
+}
+
+/*
+ * The caller's own counts, folded now: the read path of self-monitoring.
+ * out->all as struct kpmc_self_counts always had it (the counting set's
+ * counters); out->all.counts is completed with the other sets' counters and
+ * out->sets[] says per set what it counted and for how long.
+ */
+int kpmc_thread_read_self(struct kpmc_thread *t, struct kpmc_self_sets *out)
+{
+	struct kpmc_cpu *c;
+	const struct kpmc_hw_config *hw;
+	unsigned long flags;
+	unsigned int i, s, pmc;
+
+	memset(out, 0, sizeof(*out));
+	local_irq_save(flags);
+	if (t->state != KPMC_COUNTING) {
+		local_irq_restore(flags);
+		return -ENODATA;
+	}
+	c = this_cpu_ptr(&kpmc_cpus);
+	if (c->cur == t && kpmc_fold(c, t, ktime_get_ns()))
+		kpmc_sampling_take(c, t, true);
+	hw = thw(t);
+	out->all.counter_mask = hw->mask;
+	out->all.set = t->set;
+	out->all.run_ns = t->total_run_ns + t->run_ns;
+	out->nr_sets = t->conf->sets.nr;
+	for (s = 0; s < out->nr_sets && s < KPMC_MAX_SETS; s++) {
+		const struct kpmc_hw_config *sh = &t->conf->hw[s];
+
+		out->sets[s].counter_mask = sh->mask;
+		out->sets[s].run_ns = t->set_total_run_ns[s] + (s == t->set ? t->run_ns : 0);
+		for (i = 0; i < sh->nr; i++) {
+			pmc = sh->slot[i];
+			out->sets[s].counts[pmc] = t->set_total[s][pmc] +
+						   (s == t->set ? t->acc[i] : 0);
+		}
+	}
+	for (pmc = 0; pmc < KPMC_MAX_COUNTERS; pmc++)
+		out->all.counts[pmc] = t->total[pmc];
+	for (i = 0; i < hw->nr; i++)
+		out->all.counts[hw->slot[i]] += t->acc[i];
+	local_irq_restore(flags);
+	return 0;
+}
+
+int kpmc_thread_stop_self(struct kpmc_thread *t)
+{
+	unsigned long flags;
+
+	if (t->state == KPMC_IDLE) {
+		kpmc_reject(t, "enable", "this thread is not monitored");
+		return -EINVAL;
+	}
+	local_irq_save(flags);
+	kpmc_stop_current(t, KPMC_REC_DETACH);
+	local_irq_restore(flags);
+	return 0;
+}
+
+/*
+ * May the caller monitor the task that pid is in its own pid namespace? The
+ * rule is ptrace's (PTRACE_MODE_ATTACH, LSMs included). ptrace_may_access()
+ * is not exported to modules, so ask the kernel the same question it asks
+ * on open of /proc/<tid>/mem, and make sure that file is the same task: the
+ * procfs at /proc may belong to another pid namespace, where the same number
+ * is another task (review A4), and the number may have been reused since.
+ */
+static int may_monitor(struct pid *pid, pid_t tid)
+{
+	struct pid *now;
+	struct file *f;
+	char path[32];
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
+	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f) == -ENOENT ? -ESRCH : -EPERM;
+	if (proc_pid_ns(file_inode(f)->i_sb) != task_active_pid_ns(current))
+		err = -EXDEV;
+	filp_close(f, NULL);
+	if (err)
+		return err;
+	rcu_read_lock();
+	now = find_vpid(tid);
+	rcu_read_unlock();
+	return now == pid ? 0 : -ESRCH;
+}
+
+int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
+{
+	char why[KPMC_ERR_MAX] = "";
+	struct task_struct *task;
+	struct kpmc_session *s;
+	struct kpmc_thread *t;
+	struct pid *pid;
+	int err;
+
+	err = need_config_and_session(owner, &s);
+	if (err)
+		return err;
+	err = -ESRCH;
+	pid = find_get_pid(tid);
+	task = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
+	if (!task) {
+		kpmc_reject(owner, "enable", "pid=%d: no such thread", tid);
+		goto out_session;
+	}
+	err = -EINVAL;
+	if (task == current) {
+		kpmc_reject(owner, "enable", "pid=%d is the caller itself: write 1 instead", tid);
+		goto out_task;
+	}
+	if (task->flags & PF_KTHREAD) {
+		kpmc_reject(owner, "enable", "pid=%d is a kernel thread", tid);
+		goto out_task;
+	}
+	err = may_monitor(pid, tid);
+	if (err) {
+		kpmc_reject(owner, "enable", "pid=%d: %s", tid, err == -ESRCH ?
+			    "no such thread" : err == -EXDEV ?
+			    "permission denied (/proc is not of the caller's pid namespace: the check would be on another task)" :
+			    "permission denied (the caller may not ptrace it)");
+		if (err == -EXDEV)
+			err = -EPERM;
+		goto out_task;
+	}
+	err = kpmc_may_count(owner->conf, false, why, sizeof(why));
+	if (!err)
+		err = kpmc_pmu_get(KPMC_USER_THREAD, why, sizeof(why));
+	if (err) {
+		kpmc_reject(owner, "enable", "%s", why);
+		goto out_task;
+	}
+	t = kpmc_thread_alloc(task, GFP_KERNEL_ACCOUNT);
+	if (!t) {
+		kpmc_pmu_put(KPMC_USER_THREAD);
+		err = -ENOMEM;
+		goto out_task;
+	}
+	/*
+	 * From here t holds the PMU use: freeing it non-idle gives it back.
+	 * An armed thread starts its counting (and its module's) at the exec.
+	 */
+	t->state = at_exec ? KPMC_ARMED_EXEC : KPMC_COUNTING;
+	t->foreign = true;
+	t->owner_capable = perfmon_capable();
+	refcount_inc(&owner->conf->ref);
+	t->conf = owner->conf;
+	t->session = s;
+	err = kpmc_thread_insert(t, task);
+	put_task_struct(task);
+	put_pid(pid);
+	if (err) {
+		kpmc_reject(owner, "enable", "pid=%d: %s", tid, err == -EBUSY ?
+			    "already monitored, or configuring itself" : "exiting");
+		/* t holds the session and config references now. */
+		kpmc_thread_free_rcu(&t->rcu);
+	}
+	return err;
+
+out_task:
+	put_task_struct(task);
+out_session:
+	put_pid(pid);
+	kpmc_session_put(s);
+	return err;
+}
+
+/*
+ * Monitoring that scheduling code asked for (pmc_ops_monitor): the kernel
+ * configuration, no session; its children are followed like any monitored
+ * thread's. Process context. The counters are loaded at its next switch-in.
+ */
+int kpmc_thread_attach_kernel(struct task_struct *task, struct kpmc_shared_config *conf,
+			      char *why, size_t len)
+{
+	struct kpmc_thread *t;
+	int err;
+
+	err = kpmc_pmu_get(KPMC_USER_THREAD, why, len);
+	if (err)
+		return err;
+	t = kpmc_thread_alloc(task, GFP_KERNEL);
+	if (!t) {
+		kpmc_pmu_put(KPMC_USER_THREAD);
+		return -ENOMEM;
+	}
+	t->state = KPMC_COUNTING;
+	t->foreign = true;
+	/* The kernel decided: nothing of the task's privileges is at stake. */
+	t->owner_capable = true;
+	refcount_inc(&conf->ref);
+	t->conf = conf;
+	err = kpmc_thread_insert(t, task);
+	if (err) {
+		snprintf(why, len, "%s", err == -EBUSY ? "already monitored" : "exiting");
+		kpmc_thread_free_rcu(&t->rcu);
+	}
+	return err;
+}
+
+/* Any context: stop kernel-requested monitoring of task at its next switch or fold. */
+int kpmc_thread_detach_kernel(struct task_struct *task)
+{
+	struct kpmc_thread *t;
+	int err = -ENODATA;
+
+	rcu_read_lock();
+	t = kpmc_thread_lookup(task);
+	if (t && !t->session && t->state != KPMC_IDLE) {
+		WRITE_ONCE(t->stop_requested, true);
+		err = 0;
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+/*
+ * The owner of t's session stops monitoring t, another thread that may be
+ * running on another CPU right now: t's CPU does it at t's next switch-in or
+ * fold timer, and the DETACH record tells the owner it is done.
+ */
+int kpmc_thread_detach(struct kpmc_thread *owner, pid_t tid)
+{
+	struct kpmc_session *s = kpmc_session_of_current();
+	struct task_struct *task;
+	struct kpmc_thread *t;
+	int err = -ESRCH;
+
+	if (!s) {
+		kpmc_reject(owner, "enable", "pid=%d,stop: no session: nothing was attached", tid);
+		return -EINVAL;
+	}
+	task = get_pid_task(find_vpid(tid), PIDTYPE_PID);
+	rcu_read_lock();
+	t = task ? kpmc_thread_lookup(task) : NULL;
+	if (t && t->session == s && t->state != KPMC_IDLE) {
+		WRITE_ONCE(t->stop_requested, true);
+		err = 0;
+	}
+	rcu_read_unlock();
+	if (task)
+		put_task_struct(task);
+	kpmc_session_put(s);
+	if (err)
+		kpmc_reject(owner, "enable", "pid=%d,stop: not monitored by this session", tid);
+	return err;
+}

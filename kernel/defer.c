@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Work deferred to process context on kpmc's own workqueue: what the hot
+ * paths and RCU callbacks may not do themselves (free a session, release a
+ * backend encoding, give the PMU back to perf). Flushed at unload.
+ */
+#include <linux/kernel.h>
+#include <linux/rcupdate.h>
+#include <linux/workqueue.h>
+
+#include "kpmc/core.h"
+
+static struct workqueue_struct *kpmc_wq;
+
+int kpmc_defer_init(void)
+{
+	kpmc_wq = alloc_workqueue("kpmc", 0, 0);
+	return kpmc_wq ? 0 : -ENOMEM;
+}
+
+void kpmc_defer(struct work_struct *work)
+{
+	queue_work(kpmc_wq, work);
+}
+
+void kpmc_defer_rcu(struct rcu_work *work)
+{
+	queue_rcu_work(kpmc_wq, work);
+}
+
+/*
+ * Deferrals chain: an RCU callback puts a configuration whose free waits for
+ * another grace period; a session's last put is an irq_work that queues RCU
+ * work. Three rounds cover the longest chain.
+ */
+void kpmc_flush_deferred(void)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		rcu_barrier();
+		flush_workqueue(kpmc_wq);
+	}
+}
+
+/* Unload: everything deferred has run. */
+void kpmc_defer_exit(void)
+{
+	if (!kpmc_wq)
+		return;
+	kpmc_flush_deferred();
+	destroy_workqueue(kpmc_wq);
+	kpmc_wq = NULL;
+}
