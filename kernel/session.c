@@ -467,7 +467,7 @@ void kpmc_sessions_exit(void)
 	for (i = 0; i < 100 && atomic_read(&kpmc_sessions_alive); i++) {
 		kpmc_flush_deferred();
 		if (atomic_read(&kpmc_sessions_alive))
-			msleep(10);
+			usleep_range(10000, 20000);
 	}
 	kpmc_flush_deferred();
 	if (atomic_read(&kpmc_sessions_alive))
