@@ -11,7 +11,7 @@
 #                   (make test-packages); bench-smoke; "N passed, N failed"
 #   make test-patched-6.1  the scheduler patch's 6.1 debug kernels (not in make test)
 #   make demo       install deps, build, boot the arm64 guest, trace a workload
-#   make fuzz [OPS=N] [SEED=S] [FUZZ_KERNEL=stock]  the stateful fuzzer alone (debug kernel)
+#   make fuzz [OPS=N] [SEED=S] [FUZZ_KERNEL=debug|rt|stock]  the stateful fuzzer alone
 #   make bench      one arm64 guest boot: kpmc vs perf vs nothing, tables (bench/run.sh)
 #   make bench-smoke the same driver on tiny inputs (part of make test)
 SHELL := /bin/bash
@@ -107,26 +107,34 @@ guest-x86_64-patched-6.12: stage
 guest-arm64-smp: stage
 	KPMC_GUEST_IDLE=powerdown KPMC_GUEST_SMP=2 scripts/run-guest-tests.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/run-smp
 
-# The stateful fuzzer (tests/fuzz/) alone: OPS operations from SEED on the
-# arm64 PREEMPT_RT debug kernel (lockdep, KASAN, kmemleak), or on Debian's
-# 6.1 with FUZZ_KERNEL=stock. Results: build/arm64-patched-6.12-rt/run-fuzz
-# (or build/arm64/run-fuzz).
+# The stateful fuzzer (tests/fuzz/) alone: OPS operations from SEED, on the
+# x86_64 6.12 debug kernel (lockdep, KASAN, kmemleak; perf backend) by
+# default, FUZZ_KERNEL=rt on the arm64 PREEMPT_RT debug kernel (the real
+# PMU; about 25 times slower), FUZZ_KERNEL=stock on Debian's 6.1 arm64.
+# Results: build/<arch>-patched-6.12[-rt]/run-fuzz, build/arm64/run-fuzz.
 OPS ?= 1000000
 SEED ?= 1
 FUZZ_KERNEL ?= debug
-.PHONY: fuzz
+.PHONY: fuzz fuzz-smoke
 fuzz: stage
-	@if [ "$(FUZZ_KERNEL)" = stock ]; then \
-		KPMC_GUEST_APPEND="kpmc.fuzz=$(OPS),$(SEED)" KPMC_GUEST_TIMEOUT=7200 \
-			scripts/run-guest-tests.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/run-fuzz; \
-	else \
-		KPMC_FUZZ=$(OPS),$(SEED) KPMC_GUEST_TIMEOUT=7200 scripts/run-patched-tier.sh arm64 $(BUILD) 1 6.12 rt; \
-	fi
+	@case "$(FUZZ_KERNEL)" in \
+	stock) KPMC_GUEST_APPEND="kpmc.fuzz=$(OPS),$(SEED)" KPMC_GUEST_TIMEOUT=7200 \
+		scripts/run-guest-tests.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/run-fuzz ;; \
+	rt) KPMC_FUZZ=$(OPS),$(SEED) KPMC_GUEST_TIMEOUT=7200 scripts/run-patched-tier.sh arm64 $(BUILD) 1 6.12 rt ;; \
+	*) KPMC_FUZZ=$(OPS),$(SEED) KPMC_GUEST_TIMEOUT=7200 scripts/run-patched-tier.sh x86_64 $(BUILD) 1 6.12 ;; \
+	esac
 
-# make test's fuzzer stage: 100,000 operations on Debian's 6.1 arm64 guest.
-.PHONY: fuzz-smoke
+# make test's fuzzer on Debian's 6.1 arm64 guest: 100,000 operations, then
+# counts still exact on the real (emulated) PMU.
 fuzz-smoke: stage
 	@$(MAKE) --no-print-directory -o stage fuzz FUZZ_KERNEL=stock OPS=100000 SEED=1
+
+# The x86_64 debug kernel's suite, then 100,000 fuzzer operations on it:
+# one stage, since both use its build directory.
+.PHONY: patched-x86_64-6.12-both
+patched-x86_64-6.12-both: stage
+	-@$(MAKE) --no-print-directory -o stage guest-x86_64-patched-6.12
+	-@$(MAKE) --no-print-directory -o stage fuzz FUZZ_KERNEL=debug OPS=100000 SEED=1
 
 bench: stage
 	bench/run.sh full
@@ -173,7 +181,7 @@ patched-arm64-6.12-rt-both: stage
 # are not among them (make test-patched-6.1): the 6.12 ones test the same
 # patch and module code on debug kernels, and both pairs of kernel builds
 # would not fit make test's cold budget on 2 cores.
-GUEST_STAGES := patched-arm64-6.12-rt-both test-packages guest-x86_64-patched-6.12 \
+GUEST_STAGES := patched-arm64-6.12-rt-both test-packages patched-x86_64-6.12-both \
 	$(addprefix tier-arm64-,$(KERNEL_TIERS_arm64)) guest-arm64 guest-arm64-smp tier-smp-arm64-6.12 \
 	guest-x86_64 $(addprefix tier-x86_64-,$(KERNEL_TIERS_x86_64)) fuzz-smoke bench-smoke
 GUEST_RESULTS := $(BUILD)/arm64/run/result $(BUILD)/arm64/run-smp/result $(BUILD)/x86_64/run/result \
@@ -181,7 +189,8 @@ GUEST_RESULTS := $(BUILD)/arm64/run/result $(BUILD)/arm64/run-smp/result $(BUILD
 	$(BUILD)/x86_64-patched-6.12/run/result \
 	$(foreach a,arm64 x86_64,$(foreach t,$(KERNEL_TIERS_$(a)),$(BUILD)/tiers/$(a)-$(t)/run/result)) \
 	$(BUILD)/tiers/arm64-6.12-smp/run/result \
-	$(BUILD)/packages/result $(BUILD)/arm64/run-fuzz/result $(BUILD)/bench/result
+	$(BUILD)/packages/result $(BUILD)/arm64/run-fuzz/result $(BUILD)/x86_64-patched-6.12/run-fuzz/result \
+	$(BUILD)/bench/result
 
 # The scheduler patch's 6.1 series on its debug kernels (x86_64; arm64 with
 # 1 and 2 CPUs), two at a time.

@@ -88,7 +88,9 @@ static void put(struct worker *w, const char *file, const char *buf, size_t len)
 /* A configuration from the grammar (pmcN, usrN/osN, ebsN, rnd, seed, tbs, sets). */
 static size_t gen_config(struct worker *w, char *out, size_t len)
 {
-	static const char *const events[] = { "0x8", "0x11", "0x1", "0x4000", "0xffff", "0" };
+	/* arm64 PMUv3 codes, and perf software events (the x86 guest's perf backend). */
+	static const char *const events[] = { "0x8", "0x11", "0x1", "0x4000", "0xffff", "0",
+					      "0x100000003", "0x100000000" };
 	size_t n = 0;
 	unsigned int sets = 1 + pick(w, 3), s, k, c;
 
@@ -102,7 +104,7 @@ static size_t gen_config(struct worker *w, char *out, size_t len)
 			n += (size_t)snprintf(out + n, len - n, "%spmc%u", k ? "," : "", c);
 			/* A general counter needs an event: mostly give one. */
 			if (c && pick(w, 8))
-				n += (size_t)snprintf(out + n, len - n, "=%s", events[pick(w, 6)]);
+				n += (size_t)snprintf(out + n, len - n, "=%s", events[pick(w, 8)]);
 			if (pick(w, 4) == 0)
 				n += (size_t)snprintf(out + n, len - n, ",usr%u=%u", c, pick(w, 2));
 			if (pick(w, 4) == 0)
@@ -264,7 +266,8 @@ static void op_child(struct worker *w)
 		reap(w, i);
 		w->child[i] = fork();
 		if (w->child[i] == 0) {
-			spin(1000000 + (next(w) % 20000000));
+			/* Short-lived: long enough to be attached, short enough not to starve the workers. */
+			spin(100000 + (next(w) % 2000000));
 			_exit(0);
 		}
 		break;
@@ -346,6 +349,9 @@ static int run_worker(struct worker *w, unsigned long nops)
 		for (k = 0; r >= ops[k].weight; k++)
 			r -= ops[k].weight;
 		ops[k].fn(w);
+		/* Progress on stderr (the console in a guest): where a hang happened. */
+		if ((w->ops + 1) % 2500 == 0)
+			fprintf(stderr, "kpmc_fuzz: worker %d: %lu ops\n", w->index, w->ops + 1);
 	}
 	alarm(0);
 	for (k = 0; k < MAX_CHILDREN; k++)

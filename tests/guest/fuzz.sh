@@ -8,7 +8,8 @@ fuzz_run() {
 	seed=$2
 	load
 	r=""
-	"$BIN/kpmc_fuzz" -s "$seed" -n "$ops" -t 4 >$OUT/fuzz.txt 2>&1 || r="the fuzzer failed: $(tail -n 3 $OUT/fuzz.txt);"
+	# Progress lines (stderr) go to the console: a hang shows where.
+	"$BIN/kpmc_fuzz" -s "$seed" -n "$ops" -t 4 >$OUT/fuzz.txt || r="the fuzzer failed: $(tail -n 3 $OUT/fuzz.txt);"
 	sum=$(grep '^kpmc_fuzz: seed' $OUT/fuzz.txt)
 	echo "$sum"
 	grep 'worker' $OUT/fuzz.txt
@@ -25,15 +26,17 @@ fuzz_run() {
 	grep -q '^live_objects: 0 ' /proc/kpmc/info || r="$r $(grep live_objects /proc/kpmc/info);"
 	verdict fuzz_no_leak "$r"
 
-	# Exact still: loop N and 2N differ by exactly 2N user instructions.
-	r=""
-	echo 0 >/proc/kpmc/mm_manager 2>/dev/null
-	echo "activate 0" >/proc/kpmc/mm_manager 2>/dev/null
-	kpmc -A -c pmc1=0x8 -- "$BIN/loop" 1000000 >$OUT/fz1.txt 2>&1
-	kpmc -A -c pmc1=0x8 -- "$BIN/loop" 2000000 >$OUT/fz2.txt 2>&1
-	a=$(single_total $OUT/fz1.txt 4); b=$(single_total $OUT/fz2.txt 4)
-	[ -n "$a" ] && [ -n "$b" ] && within_slack $((b - a)) 2000000 || r="counts after the fuzzer: $a and $b, difference not 2,000,000;"
-	verdict fuzz_exact_after "$r"
+	# Exact still (arm64, the exact PMU): loop N and 2N differ by exactly
+	# 2N user instructions.
+	if [ "$(uname -m)" = aarch64 ]; then
+		r=""
+		echo "activate 0" >/proc/kpmc/mm_manager 2>/dev/null
+		kpmc -A -c pmc1=0x8 -- "$BIN/loop" 1000000 >$OUT/fz1.txt 2>&1
+		kpmc -A -c pmc1=0x8 -- "$BIN/loop" 2000000 >$OUT/fz2.txt 2>&1
+		a=$(single_total $OUT/fz1.txt 4); b=$(single_total $OUT/fz2.txt 4)
+		[ -n "$a" ] && [ -n "$b" ] && within_slack $((b - a)) 2000000 || r="counts after the fuzzer: $a and $b, difference not 2,000,000;"
+		verdict fuzz_exact_after "$r"
+	fi
 	rmmod kpmc || echo "KPMC-TEST: FAIL fuzz_rmmod: rmmod failed"
 	# The debug kernels have kmemleak (lockdep and KASAN report in dmesg,
 	# which the host's log check fails on).
