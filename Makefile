@@ -22,7 +22,7 @@ CROSS_arm64 := aarch64-linux-gnu-
 CROSS_x86_64 :=
 # libkpmc as the guest programs link it (static, with libpfm4).
 LIBKPMC_SRCS := $(addprefix userland/,libkpmc/libkpmc.c libkpmc/attrib.c eventspec.c pfm_events.c)
-PROGS := loop runas perfhold wakeups ringloss spawnmany forktree yield sleepyield loopsleep ampmix perfcount spinsleep cpuhop forkstorm selfpagefork
+PROGS := loop runas perfhold wakeups ringloss spawnmany forktree yield sleepyield loopsleep ampmix perfcount spinsleep cpuhop forkstorm
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
 	test demo module clean bench bench-smoke guest-arm64-smp guest-x86_64-patched host-tests \
@@ -53,7 +53,7 @@ progs:
 			$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/$$p tests/progs/$$p.c -lpthread || exit 1; \
 		done; \
 		$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/kpmc_fuzz tests/fuzz/kpmc_fuzz.c || exit 1; \
-		for p in regions fastpath libkpmc_more; do \
+		for p in regions fastpath libkpmc_more selffork; do \
 			$$cc -static $(USER_CFLAGS) -Iinclude -Iuserland -Iuserland/libkpmc/include -o $(BUILD)/$$a/progs/$$p \
 				tests/progs/$$p.c $(LIBKPMC_SRCS) -lpfm -lpthread || exit 1; \
 		done; \

@@ -10,7 +10,7 @@
  *   1                    own threads, user and kernel mode
  *   0 / -1               also CPU-wide counting and AnyThread
  *
- * "Own threads" is ptrace's PTRACE_MODE_ATTACH rule (thread.c checks it on
+ * "Own threads" is ptrace's PTRACE_MODE_ATTACH rule (control.c checks it on
  * the same struct pid that gets attached). The value of the sysctl is not
  * exported to modules, so it is read from its file, opened once at load.
  * Process context only.

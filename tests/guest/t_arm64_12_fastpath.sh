@@ -102,10 +102,4 @@ dmesg | grep -q 'kpmc: self: mmap of 8192 bytes' || r="$r no dmesg line for the 
 dmesg | grep -q 'kpmc: self: mmap with PROT_WRITE' || r="$r no dmesg line for the writable map;"
 verdict arm64_fastpath_mmap_strict "$r"
 
-# A forked child does not inherit its parent thread's page (review C24:
-# VM_DONTCOPY); the parent keeps it.
-r=""
-"$BIN/selfpagefork" >$OUT/spf.txt 2>&1 || r="$(cat $OUT/spf.txt);"
-grep -q '^selfpagefork child=absent parent=present$' $OUT/spf.txt || r="$r $(cat $OUT/spf.txt);"
-verdict arm64_selfpage_not_inherited "$r"
 rmmod kpmc

@@ -86,11 +86,14 @@ static __thread int last_path;
 static __thread uint64_t reads_fast, reads_slow;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-/* A forked child is another thread: the page it inherited is its parent's. */
+/*
+ * A forked child is another thread: its parent's page is not its own, and
+ * kpmc does not map it into the child (VM_DONTCOPY). No munmap here: the
+ * address is free in the child, and an earlier fork handler may already
+ * have mapped something else there.
+ */
 static void forget_thread_state(void)
 {
-	if (page && page != MAP_FAILED)
-		munmap((void *)page, sysconf(_SC_PAGESIZE));
 	page = NULL;
 	if (self_fd >= 0)
 		close(self_fd);

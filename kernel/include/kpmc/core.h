@@ -180,7 +180,7 @@ bool kpmc_pmu_claimed_now(void);
 void kpmc_pmu_settle(void);
 void kpmc_reject(struct kpmc_thread *t, const char *file, const char *fmt, ...) __printf(3, 4);
 
-/* thread.c */
+/* thread.c (the table, lifecycle hooks) and control.c (what /proc asks of threads) */
 int kpmc_threads_init(void);
 void kpmc_threads_exit(void);
 struct kpmc_thread *kpmc_thread_of_current(bool create);
