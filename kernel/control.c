@@ -267,12 +267,10 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 	err = kpmc_thread_insert(t, task);
 	put_task_struct(task);
 	put_pid(pid);
-	if (err) {
+	if (err)
 		kpmc_reject(owner, "enable", "pid=%d: %s", tid, err == -EBUSY ?
-			    "already monitored, or configuring itself" : "exiting");
-		/* t holds the session and config references now. */
-		kpmc_thread_free_rcu(&t->rcu);
-	}
+			    "already monitored, or configuring itself" : err == -EBADF ?
+			    "the session's monitor file was closed meanwhile" : "exiting");
 	return err;
 
 out_task:
@@ -309,10 +307,8 @@ int kpmc_thread_attach_kernel(struct task_struct *task, struct kpmc_shared_confi
 	refcount_inc(&conf->ref);
 	t->conf = conf;
 	err = kpmc_thread_insert(t, task);
-	if (err) {
+	if (err)
 		snprintf(why, len, "%s", err == -EBUSY ? "already monitored" : "exiting");
-		kpmc_thread_free_rcu(&t->rcu);
-	}
 	return err;
 }
 

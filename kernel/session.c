@@ -246,15 +246,22 @@ void kpmc_session_close(struct kpmc_session *s)
 {
 	unsigned long flags;
 
+	/*
+	 * Closed first: a system-wide start or an armed attach that took s
+	 * before this close checks closed under the lock that the two calls
+	 * below take, so either it sees closed or they see its work.
+	 */
+	raw_spin_lock_irqsave(&s->lock, flags);
+	s->closed = true;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
 	kpmc_system_session_closed(s);
+	/* Counting threads see closed at their next switch-in; armed ones never would. */
+	kpmc_threads_session_closed(s);
 	mutex_lock(&kpmc_sessions_lock);
 	list_del(&s->node);
 	mutex_unlock(&kpmc_sessions_lock);
 	put_pid(s->owner);
 	s->owner = NULL;
-	raw_spin_lock_irqsave(&s->lock, flags);
-	s->closed = true;
-	raw_spin_unlock_irqrestore(&s->lock, flags);
 	kpmc_session_put(s);
 }
 

@@ -293,6 +293,19 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 	}
 	cpus_read_lock();
 	mutex_lock(&kpmc_system_lock);
+	/*
+	 * The session's last reader may have closed it since we looked it
+	 * up (a child holding the inherited file exits): its close has run
+	 * kpmc_system_session_closed, and nothing would ever stop this.
+	 */
+	if (READ_ONCE(sys->session->closed)) {
+		mutex_unlock(&kpmc_system_lock);
+		cpus_read_unlock();
+		kpmc_pmu_put(KPMC_USER_SYSTEM);
+		kpmc_reject(owner, "enable", "the session's monitor file was closed meanwhile");
+		err = -EBADF;
+		goto out_refs;
+	}
 	WARN_ON_ONCE(kpmc_system_now);
 	WRITE_ONCE(kpmc_system_now, sys);
 	on_each_cpu_mask(sys->cpus, sys_start_on_cpu, sys, true);

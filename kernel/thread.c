@@ -143,17 +143,42 @@ static void fork_reserve_free(void)
 void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 {
 	struct kpmc_thread *p, *t, *dup;
+	struct kpmc_shared_config *conf;
 	struct kpmc_session *session;
+	enum kpmc_thread_state state;
 	unsigned long flags;
+	bool capable, drop;
 
 	if (!static_branch_unlikely(&kpmc_monitoring))
 		return;
 	rcu_read_lock();
 	p = kpmc_thread_lookup(parent);
-	if (!p || p->state == KPMC_IDLE) {
+	/*
+	 * The parent is current, but its timer may detach it, and an attach
+	 * may then reuse its state (KPMC_ATTACHING, a new configuration and
+	 * session): take what it has now, by reference, or nothing. RCU keeps
+	 * both objects until a grace period after their last put.
+	 */
+	state = p ? smp_load_acquire(&p->state) : KPMC_IDLE;
+	if (state != KPMC_COUNTING && state != KPMC_ARMED_EXEC) {
 		rcu_read_unlock();
 		return;
 	}
+	conf = READ_ONCE(p->conf);
+	session = READ_ONCE(p->session);
+	capable = READ_ONCE(p->owner_capable);
+	/* A session whose reader is gone gets no new threads. */
+	if (session && (READ_ONCE(session->closed) || !kpmc_session_tryget(session))) {
+		rcu_read_unlock();
+		return;
+	}
+	if (!refcount_inc_not_zero(&conf->ref)) {
+		rcu_read_unlock();
+		if (session)
+			kpmc_session_put(session);
+		return;
+	}
+	rcu_read_unlock();
 	/*
 	 * The child is not running yet: nothing can race with its state.
 	 * PREEMPT_RT cannot allocate with preemption disabled, not even
@@ -171,35 +196,35 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 		t = NULL;
 	}
 	if (!t) {
-		rcu_read_unlock();
+		kpmc_shared_config_put(conf);
+		if (session)
+			kpmc_session_put(session);
 		atomic_inc(&kpmc_threads_lost);
 		return;
 	}
-	t->state = p->state;
+	t->state = state;
 	t->foreign = true;
-	t->owner_capable = p->owner_capable;
-	refcount_inc(&p->conf->ref);
-	t->conf = p->conf;
-	/* The parent's session may be going (its reader closed): RCU keeps it. */
-	session = READ_ONCE(p->session);
-	if (session && kpmc_session_tryget(session))
-		t->session = session;
-	rcu_read_unlock();
+	t->owner_capable = capable;
+	t->conf = conf;
+	t->session = session;
 
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
 	/*
 	 * An attach may have given the child a state between its creation and
-	 * this hook (review C21): that one stands, ours goes.
+	 * this hook (review C21): that one stands, ours goes. An armed child
+	 * of a session closed since the check above would never be released
+	 * by kpmc_threads_session_closed, which has run or waits for this lock.
 	 */
 	dup = kpmc_thread_lookup(child);
-	if (!dup) {
+	drop = dup || (state == KPMC_ARMED_EXEC && session && READ_ONCE(session->closed));
+	if (!drop) {
 		/* Only now: a module's start takes resources (cmt: an RMID). */
 		if (t->state == KPMC_COUNTING)
 			kpmc_counting_start(t);
 		hash_add_rcu(kpmc_threads, &t->hash, (unsigned long)child);
 	}
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
-	if (dup)
+	if (drop)
 		call_rcu(&t->rcu, kpmc_thread_free_rcu);
 }
 
@@ -207,31 +232,36 @@ void kpmc_hook_exec(struct task_struct *task)
 {
 	struct kpmc_thread *t;
 	unsigned long flags;
+	bool armed;
 
 	if (!static_branch_unlikely(&kpmc_monitoring))
 		return;
 	local_irq_save(flags);
 	t = kpmc_thread_lookup(task);
-	if (t && t->state != KPMC_IDLE && t->state != KPMC_ATTACHING && !t->owner_capable &&
+	/*
+	 * An armed thread starts counting here, unless its session's close
+	 * made it idle first (kpmc_threads_session_closed): one of the two
+	 * state changes wins.
+	 */
+	armed = t && READ_ONCE(t->state) == KPMC_ARMED_EXEC &&
+		cmpxchg(&t->state, KPMC_ARMED_EXEC, KPMC_COUNTING) == KPMC_ARMED_EXEC;
+	if (t && t->state == KPMC_COUNTING && !t->owner_capable &&
 	    kpmc_exec_raised_privileges(task)) {
 		/*
 		 * As perf: monitoring ends here unless its owner is capable.
 		 * An armed thread never counted: its DETACH record is empty.
 		 */
-		if (t->state == KPMC_ARMED_EXEC)
-			t->state = KPMC_COUNTING;
 		t->detach_why = KPMC_DETACH_PRIVILEGED_EXEC;
 		kpmc_stop_current(t, KPMC_REC_DETACH);
 		kpmc_detach_done(t);
-		t = NULL;
+		armed = false;
 	}
-	if (t && t->state == KPMC_ARMED_EXEC) {
+	if (armed) {
 		struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
 
 		/* exec may have made a non-leader thread the leader. */
 		t->pid = task_tgid_nr(task);
 		t->tid = task_pid_nr(task);
-		t->state = KPMC_COUNTING;
 		memset(t->acc, 0, sizeof(t->acc));
 		t->run_ns = 0;
 		kpmc_counting_start(t);
@@ -336,18 +366,37 @@ struct kpmc_thread *kpmc_thread_of_current(bool create)
 }
 
 /*
+ * t is armed for s, whose reader closed it: t goes idle and lets go of s
+ * and its PMU use, unless its exec (counting now) or another release won.
+ * Any context; t's session is not read by anyone while t is idle but an
+ * attach reusing it, which holds kpmc_threads_lock or owns t's state.
+ */
+static bool armed_release(struct kpmc_thread *t, struct kpmc_session *s)
+{
+	if (cmpxchg(&t->state, KPMC_ARMED_EXEC, KPMC_IDLE) != KPMC_ARMED_EXEC)
+		return false;
+	WRITE_ONCE(t->session, NULL);
+	t->stop_requested = false;
+	kpmc_session_put(s);
+	kpmc_pmu_put(KPMC_USER_THREAD);
+	return true;
+}
+
+/*
  * Publish t, the new state of another task. If the task has an idle state
  * that an attach set up earlier (its monitoring was detached), that one is
  * set up again instead, and t is freed (review C18). -ESRCH if the task is
- * exiting, -EBUSY if it is monitored or configures itself. On error the
- * caller frees t. t carries one PMU use, its configuration and session
+ * exiting, -EBUSY if it is monitored or configures itself, -EBADF if t is
+ * armed for a session whose reader closed it. t is consumed, on error too
+ * (a reuse passes its references on and frees it). t carries one PMU use, its configuration and session
  * references, and is not yet kpmc_counting_start()ed.
  */
 int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 {
 	enum kpmc_thread_state want = t->state;
 	struct kpmc_shared_config *old_conf;
-	struct kpmc_session *old_session;
+	struct kpmc_session *old_session, *session;
+	int err = -ESRCH;
 	struct kpmc_thread *old;
 	unsigned long flags;
 
@@ -355,9 +404,16 @@ int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
 	/* Ordered with kpmc_hook_exit by the lock: an exiting task is never added. */
 	if (task->flags & PF_EXITING) {
-		raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
-		rcu_read_unlock();
-		return -ESRCH;
+		err = -ESRCH;
+		goto out_free;
+	}
+	/*
+	 * An armed thread of a session closed since the caller took it would
+	 * never be released (kpmc_threads_session_closed has run or waits).
+	 */
+	if (want == KPMC_ARMED_EXEC && t->session && READ_ONCE(t->session->closed)) {
+		err = -EBADF;
+		goto out_free;
 	}
 	old = kpmc_thread_lookup(task);
 	if (!old) {
@@ -369,9 +425,8 @@ int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 		return 0;
 	}
 	if (old->state != KPMC_IDLE || !old->foreign) {
-		raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
-		rcu_read_unlock();
-		return -EBUSY;
+		err = -EBUSY;
+		goto out_free;
 	}
 	/*
 	 * Not idle any more for set_config, start and other attaches; still
@@ -398,9 +453,19 @@ int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 	old->run_ns = 0;
 	if (want == KPMC_COUNTING)
 		kpmc_counting_start(old);
-	/* Publish the fields, then the state (the switch hook acquires it). */
-	if (cmpxchg_release(&old->state, KPMC_ATTACHING, want) != KPMC_ATTACHING)
+	/*
+	 * Publish the fields, then the state (the switch hook acquires it).
+	 * Fully ordered: an armed state is seen by a close of its session
+	 * that this does not see (kpmc_threads_session_closed).
+	 */
+	session = old->session;
+	if (cmpxchg(&old->state, KPMC_ATTACHING, want) != KPMC_ATTACHING) {
 		want = KPMC_IDLE;	/* the task exited meanwhile */
+	} else if (want == KPMC_ARMED_EXEC && READ_ONCE(session->closed)) {
+		armed_release(old, session);
+		want = KPMC_IDLE;
+		err = -EBADF;
+	}
 	rcu_read_unlock();
 	kpmc_shared_config_put(old_conf);
 	if (old_session)
@@ -408,7 +473,14 @@ int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 	/* t holds nothing now. */
 	kfree(t);
 	atomic_dec(&kpmc_threads_live);
-	return want == KPMC_IDLE ? -ESRCH : 0;
+	return want != KPMC_IDLE ? 0 : err;
+
+out_free:
+	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+	rcu_read_unlock();
+	/* Never published: no grace period needed. */
+	kpmc_thread_free_rcu(&t->rcu);
+	return err;
 }
 
 /* Thread states and configurations allocated and not yet freed (RCU included). */
@@ -432,6 +504,33 @@ void kpmc_threads_count(unsigned int *known, unsigned int *counting)
 			(*counting)++;
 	}
 	rcu_read_unlock();
+}
+
+/*
+ * s's reader closed its file (s->closed is set). Threads armed for it would
+ * wait for an exec that may never come, holding s, their configuration and
+ * a PMU use: they go idle now (an attach may reuse them). Threads counting
+ * for it stop at their next switch-in or fold (thread_done). Process
+ * context; the caller's reference keeps s.
+ */
+void kpmc_threads_session_closed(struct kpmc_session *s)
+{
+	struct kpmc_thread *t;
+	unsigned long flags;
+	unsigned int bkt;
+
+	/* Pairs with kpmc_thread_insert's cmpxchg: see its state or it sees closed. */
+	smp_mb();
+	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
+	hash_for_each(kpmc_threads, bkt, t, hash) {
+		if (READ_ONCE(t->state) != KPMC_ARMED_EXEC)
+			continue;
+		/* The session is published before the state (insert's cmpxchg). */
+		smp_rmb();
+		if (READ_ONCE(t->session) == s)
+			armed_release(t, s);
+	}
+	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
 }
 
 /* ---- module init/exit ---- */

@@ -16,10 +16,19 @@ fi
 }
 dir=$cache/$ver
 if [ ! -x "$dir/bin/busybox" ]; then
-	rm -rf "$dir"
-	mkdir -p "$dir/deb"
-	(cd "$dir/deb" && apt-get download -q "busybox-static:$arch=$ver" >&2)
-	dpkg-deb -x "$dir"/deb/*.deb "$dir"
-	rm -rf "$dir/deb"
+	# Concurrent stages (and a make beside make test) fetch the same
+	# version: one downloads, into a private directory renamed into place.
+	mkdir -p "$cache"
+	exec 9>"$cache/.lock"
+	flock 9
+	if [ ! -x "$dir/bin/busybox" ]; then
+		tmp=$(mktemp -d "$cache/.fetch.XXXXXX")
+		mkdir "$tmp/deb"
+		(cd "$tmp/deb" && apt-get download -q "busybox-static:$arch=$ver" >&2)
+		dpkg-deb -x "$tmp"/deb/*.deb "$tmp"
+		rm -rf "$tmp/deb" "$dir"
+		mv "$tmp" "$dir"
+	fi
+	exec 9>&-
 fi
 echo "$dir/bin/busybox"

@@ -63,6 +63,34 @@ for k in 1 2; do
 done
 wait $lp || r="$r the loop failed;"
 verdict arm64_reattach_after_detach "$r"
+
+# A thread armed to count at its exec (pid=N,exec) whose session's reader
+# goes away before that exec: the session, its ring and the PMU claim go
+# at the close, not at the thread's exit (found by the fuzzer); system-wide
+# counting can start at once, and the thread can be attached again.
+r=""
+sleep 30 &
+sp=$!
+sh -c "exec 3</proc/kpmc/monitor; echo pmc1=0x8 >/proc/kpmc/config; echo pid=$sp,exec >/proc/kpmc/enable" ||
+	r="arming pid=$sp failed;"
+sleep 0.3
+s=$(sed -n 's/^sessions: //p' /proc/kpmc/info)
+m=$(sed -n 's/^threads_monitored: //p' /proc/kpmc/info)
+echo "armed, reader gone: sessions $s, threads monitored $m"
+[ "$s" = 0 ] || r="$r $s sessions left after the reader closed (armed thread);"
+[ "$m" = 0 ] || r="$r $m threads still armed after their reader closed;"
+kpmc -S -A -c pmc0 -- true >$OUT/armed_sys.txt 2>&1 || r="$r system-wide refused: $(tail -n 1 $OUT/armed_sys.txt);"
+kpmc -A -c pmc0 -p $sp >$OUT/armed_again.txt 2>&1 &
+kp=$!
+sleep 0.3
+kill -INT $kp
+wait $kp || r="$r attaching it again failed: $(cat $OUT/armed_again.txt);"
+kill $sp
+wait $sp 2>/dev/null
+sleep 0.3
+live=$(sed -n 's/^live_objects: \([0-9]*\).*/\1/p' /proc/kpmc/info)
+[ "$live" = 0 ] || r="$r $(grep live_objects /proc/kpmc/info) after all ended;"
+verdict arm64_armed_released_at_close "$r"
 rmmod kpmc
 
 # Following a process tree: 3 forked children and 4 threads each appear with

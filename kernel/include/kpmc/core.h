@@ -190,6 +190,7 @@ int kpmc_thread_stop_self(struct kpmc_thread *t);
 int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec);
 int kpmc_thread_detach(struct kpmc_thread *owner, pid_t tid);
 void kpmc_threads_count(unsigned int *known, unsigned int *counting);
+void kpmc_threads_session_closed(struct kpmc_session *s);
 void kpmc_live_objects(int *threads, int *configs);
 /* The CPU's PMU loses its state / lost it (IRQs off, this CPU); after an unclaim. */
 void kpmc_cpu_save(void);
