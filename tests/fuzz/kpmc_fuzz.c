@@ -5,18 +5,24 @@
  * each run OPS / WORKERS random operations over every /proc/kpmc file and
  * the monitor fd: sessions opened, read, polled, resized and closed;
  * configurations generated from the grammar and then mutated; monitoring
- * enabled and disabled; short-lived children attached, detached and killed;
- * the self page mapped; and, as root, monitoring modules switched and
- * system-wide monitoring turned on and off. Each worker draws from its own
+ * enabled and disabled; short-lived children (some forking a grandchild,
+ * some exec'ing) attached, armed for their exec, detached and killed;
+ * short-lived threads with their own sessions, left open for the worker to
+ * close; the self page mapped; and, as root, monitoring modules switched
+ * and system-wide monitoring turned on and off. Each worker draws from its own
  * generator seeded by (SEED, worker), so a run is reproducible up to the
  * interleaving. Errors the kernel returns are the point and are only
  * tallied; what fails the run is the fuzzer's own trouble: EFAULT, a
  * syscall stuck for 10 s (SIGALRM), a worker that dies of a signal.
- * Prints "kpmc_fuzz: seed S ops N seconds T ..." at the end.
+ * Prints, per operation, how often it ran and how often the kernel accepted
+ * it ("kpmc_fuzz: op NAME calls C accepted A": a fuzzer whose attaches are
+ * all refused tests nothing of attach), then "kpmc_fuzz: seed S ops N
+ * seconds T ..." at the end.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -32,6 +38,16 @@
 
 #define MAX_CHILDREN 4
 
+/* What the workers did, per operation: in memory shared by all of them. */
+static const char *const op_names[] = {
+	"config", "monitor-open", "monitor-close", "monitor-poll", "monitor-read", "monitor-ring",
+	"enable-1", "enable-0", "self-open", "self-read", "self-mmap", "self-munmap",
+	"child-fork", "attach", "attach-exec", "detach", "system-wide", "mm_manager",
+	"file-read", "thread", "thread-session", "thread-enable",
+};
+#define NR_OP_NAMES (sizeof(op_names) / sizeof(op_names[0]))
+static unsigned long (*op_stats)[2];	/* [name]: calls, accepted */
+
 struct worker {
 	uint64_t rng;
 	int root;
@@ -39,6 +55,10 @@ struct worker {
 	void *page;			/* mapping of /proc/kpmc/self, or NULL */
 	int page_fd;
 	pid_t child[MAX_CHILDREN];	/* short-lived children, 0: none */
+	/* A short-lived thread: its monitor fd comes back to the worker. */
+	pthread_t thread;
+	int thread_running;
+	int thread_fd;
 	unsigned long ops, errors, efault;
 	int verbose, index;
 };
@@ -59,18 +79,28 @@ static unsigned int pick(struct worker *w, unsigned int n)
 
 static void note(struct worker *w, const char *what, ssize_t rc)
 {
+	unsigned int k;
+
+	for (k = 0; k < NR_OP_NAMES; k++) {
+		if (!strcmp(op_names[k], what)) {
+			__atomic_fetch_add(&op_stats[k][0], 1, __ATOMIC_RELAXED);
+			if (rc >= 0)
+				__atomic_fetch_add(&op_stats[k][1], 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
 	if (rc < 0) {
-		w->errors++;
+		__atomic_fetch_add(&w->errors, 1, __ATOMIC_RELAXED);
 		if (errno == EFAULT)
-			w->efault++;
+			__atomic_fetch_add(&w->efault, 1, __ATOMIC_RELAXED);
 	}
 	if (w->verbose)
 		fprintf(stderr, "w%d %lu %s -> %zd (%s)\n", w->index, w->ops, what, rc,
 			rc < 0 ? strerror(errno) : "ok");
 }
 
-/* One write() of buf to a /proc/kpmc file. */
-static void put(struct worker *w, const char *file, const char *buf, size_t len)
+/* One write() of buf to a /proc/kpmc file, noted as what. */
+static void put(struct worker *w, const char *what, const char *file, const char *buf, size_t len)
 {
 	char path[64];
 	int fd;
@@ -78,47 +108,72 @@ static void put(struct worker *w, const char *file, const char *buf, size_t len)
 	snprintf(path, sizeof(path), "/proc/kpmc/%s", file);
 	fd = open(path, O_WRONLY);
 	if (fd < 0) {
-		note(w, file, -1);
+		note(w, what, -1);
 		return;
 	}
-	note(w, file, write(fd, buf, len));
+	note(w, what, write(fd, buf, len));
 	close(fd);
 }
 
-/* A configuration from the grammar (pmcN, usrN/osN, ebsN, rnd, seed, tbs, sets). */
+/*
+ * A configuration from the grammar (pmcN, usrN/osN, ebsN, rnd, seed, tbs,
+ * sets). Half of them valid by construction (distinct counters, events this
+ * guest's PMU has), so that monitoring really starts, samples, multiplexes
+ * and stops; the others anything the grammar allows.
+ */
 static size_t gen_config(struct worker *w, char *out, size_t len)
 {
 	/* arm64 PMUv3 codes, and perf software events (the x86 guest's perf backend). */
 	static const char *const events[] = { "0x8", "0x11", "0x1", "0x4000", "0xffff", "0",
 					      "0x100000003", "0x100000000" };
+#if defined(__aarch64__)
+	static const char *const valid[] = { "0x8", "0x11" };
+#else
+	static const char *const valid[] = { "0x100000003", "0x100000000" };
+#endif
+	int clean = pick(w, 2), ebs = 0;
 	size_t n = 0;
-	unsigned int sets = 1 + pick(w, 3), s, k, c;
+	unsigned int sets = 1 + pick(w, 3), s, k, c, used, wrote;
 
 	for (s = 0; s < sets && n < len - 64; s++) {
 		unsigned int nctr = 1 + pick(w, 4);
 
 		if (s)
 			n += (size_t)snprintf(out + n, len - n, ";");
+		used = 0;
+		wrote = 0;
 		for (k = 0; k < nctr && n < len - 64; k++) {
 			c = pick(w, 8);
-			n += (size_t)snprintf(out + n, len - n, "%spmc%u", k ? "," : "", c);
+			if (clean) {
+				/* General counters 1-4, each once. */
+				c = 1 + pick(w, 4);
+				if (used & (1u << c))
+					continue;
+				used |= 1u << c;
+			}
+			n += (size_t)snprintf(out + n, len - n, "%spmc%u", wrote++ ? "," : "", c);
 			/* A general counter needs an event: mostly give one. */
-			if (c && pick(w, 8))
+			if (clean)
+				n += (size_t)snprintf(out + n, len - n, "=%s", valid[pick(w, 2)]);
+			else if (c && pick(w, 8))
 				n += (size_t)snprintf(out + n, len - n, "=%s", events[pick(w, 8)]);
 			if (pick(w, 4) == 0)
-				n += (size_t)snprintf(out + n, len - n, ",usr%u=%u", c, pick(w, 2));
+				n += (size_t)snprintf(out + n, len - n, ",usr%u=%u", c, clean ? 1 : pick(w, 2));
 			if (pick(w, 4) == 0)
 				n += (size_t)snprintf(out + n, len - n, ",os%u=%u", c, pick(w, 2));
-			if (pick(w, 6) == 0)
+			if (pick(w, 6) == 0 && !(clean && (s || ebs))) {
 				n += (size_t)snprintf(out + n, len - n, ",ebs%u=%llu", c,
-						      (unsigned long long)(next(w) % 5000000) + pick(w, 3));
+						      (unsigned long long)(next(w) % 5000000) +
+						      (clean ? 10000 : pick(w, 3)));
+				ebs = 1;
+			}
 		}
 		if (pick(w, 4) == 0)
-			n += (size_t)snprintf(out + n, len - n, ",tbs=%u", pick(w, 200));
-		if (pick(w, 6) == 0)
+			n += (size_t)snprintf(out + n, len - n, ",tbs=%u", clean ? 1 + pick(w, 200) : pick(w, 200));
+		if (pick(w, 6) == 0 && (!clean || ebs))
 			n += (size_t)snprintf(out + n, len - n, ",rnd=%u,seed=%u", pick(w, 100000), pick(w, 9));
 		if (sets > 1 && pick(w, 2))
-			n += (size_t)snprintf(out + n, len - n, ",mux=%u", pick(w, 50));
+			n += (size_t)snprintf(out + n, len - n, ",mux=%u", clean ? 1 + pick(w, 50) : pick(w, 50));
 	}
 	return n < len ? n : len - 1;
 }
@@ -162,18 +217,18 @@ static void op_config(struct worker *w)
 
 	if (pick(w, 3) == 0)
 		n = mutate(w, buf, n, sizeof(buf));
-	put(w, "config", buf, n ? n : 1);
+	put(w, "config", "config", buf, n ? n : 1);
 }
 
 static void op_monitor_open(struct worker *w)
 {
 	if (w->monitor >= 0) {
-		note(w, "close monitor", close(w->monitor));
+		note(w, "monitor-close", close(w->monitor));
 		w->monitor = -1;
 		return;
 	}
 	w->monitor = open("/proc/kpmc/monitor", pick(w, 2) ? O_RDWR | O_NONBLOCK : O_RDWR);
-	note(w, "open monitor", w->monitor);
+	note(w, "monitor-open", w->monitor);
 }
 
 static void op_monitor_io(struct worker *w)
@@ -189,28 +244,31 @@ static void op_monitor_io(struct worker *w)
 	case 0:
 		p.fd = w->monitor;
 		p.events = POLLIN;
-		note(w, "poll", poll(&p, 1, (int)pick(w, 3)));
+		note(w, "monitor-poll", poll(&p, 1, (int)pick(w, 3)));
 		if (p.revents & POLLIN)
-			note(w, "read monitor", read(w->monitor, buf, sizeof(buf)));
+			note(w, "monitor-read", read(w->monitor, buf, sizeof(buf)));
 		break;
 	case 1:
 		/* Blocking reads would wait for records: only when poll says so. */
 		p.fd = w->monitor;
 		p.events = POLLIN;
 		if (poll(&p, 1, 0) == 1)
-			note(w, "read monitor", read(w->monitor, buf, sizes[pick(w, 6)]));
+			note(w, "monitor-read", read(w->monitor, buf, sizes[pick(w, 6)]));
 		break;
 	default:
 		snprintf(ring, sizeof(ring), "ring=%u", 1u << pick(w, 16));
 		if (pick(w, 4) == 0)
 			snprintf(ring, sizeof(ring), "ring=%u", pick(w, 100000));
-		note(w, "ring", write(w->monitor, ring, strlen(ring)));
+		note(w, "monitor-ring", write(w->monitor, ring, strlen(ring)));
 	}
 }
 
 static void op_enable(struct worker *w)
 {
-	put(w, "enable", pick(w, 2) ? "1" : "0", 1);
+	if (pick(w, 2))
+		put(w, "enable-1", "enable", "1", 1);
+	else
+		put(w, "enable-0", "enable", "0", 1);
 }
 
 static void op_self(struct worker *w)
@@ -218,24 +276,24 @@ static void op_self(struct worker *w)
 	char buf[4096];
 
 	if (w->page) {
-		note(w, "munmap self", munmap(w->page, 4096));
+		note(w, "self-munmap", munmap(w->page, 4096));
 		close(w->page_fd);
 		w->page = NULL;
 		return;
 	}
 	w->page_fd = open("/proc/kpmc/self", O_RDONLY);
 	if (w->page_fd < 0) {
-		note(w, "open self", -1);
+		note(w, "self-open", -1);
 		return;
 	}
 	if (pick(w, 2)) {
-		note(w, "read self", read(w->page_fd, buf, pick(w, 2) ? sizeof(buf) : 7));
+		note(w, "self-read", read(w->page_fd, buf, pick(w, 2) ? sizeof(buf) : 7));
 		close(w->page_fd);
 		return;
 	}
 	w->page = mmap(NULL, 4096, PROT_READ, MAP_SHARED, w->page_fd, 0);
 	if (w->page == MAP_FAILED) {
-		note(w, "mmap self", -1);
+		note(w, "self-mmap", -1);
 		w->page = NULL;
 		close(w->page_fd);
 	} else {
@@ -243,6 +301,7 @@ static void op_self(struct worker *w)
 		volatile const uint32_t *seq = w->page;
 
 		(void)*seq;
+		note(w, "self-mmap", 0);
 	}
 }
 
@@ -255,37 +314,128 @@ static void reap(struct worker *w, unsigned int i)
 	w->child[i] = 0;
 }
 
-/* Children: spawn (some exec-armed by a following attach), attach, detach, kill. */
+/*
+ * A child's life: spin (long enough to be attached, short enough not to
+ * starve the workers), sometimes with a grandchild beside it (followed if
+ * the child counts by then), sometimes exec'ing itself to spin on (an exec
+ * that starts an armed thread's counting).
+ */
+static void child_main(struct worker *w)
+{
+	char arg[24];
+	pid_t g = -1;
+
+	if (pick(w, 4) == 0) {
+		g = fork();
+		if (g == 0) {
+			spin(50000 + (next(w) % 500000));
+			_exit(0);
+		}
+	}
+	spin(100000 + (next(w) % 2000000));
+	if (g > 0)
+		waitpid(g, NULL, 0);
+	if (pick(w, 3) == 0) {
+		snprintf(arg, sizeof(arg), "%llu", (unsigned long long)(100000 + next(w) % 1000000));
+		execl("/proc/self/exe", "kpmc_fuzz", "-E", arg, (char *)NULL);
+	}
+	_exit(0);
+}
+
+/* Children: spawn, attach (some armed for their exec), detach, kill. */
 static void op_child(struct worker *w)
 {
 	unsigned int i = pick(w, MAX_CHILDREN);
 	char buf[48];
+	int at_exec;
 
 	switch (pick(w, 4)) {
 	case 0:
 		reap(w, i);
 		w->child[i] = fork();
-		if (w->child[i] == 0) {
-			/* Short-lived: long enough to be attached, short enough not to starve the workers. */
-			spin(100000 + (next(w) % 2000000));
-			_exit(0);
-		}
+		if (w->child[i] == 0)
+			child_main(w);
+		note(w, "child-fork", w->child[i]);
 		break;
 	case 1:
 		if (w->child[i] <= 0)
 			break;
-		snprintf(buf, sizeof(buf), "pid=%d%s", w->child[i], pick(w, 4) ? "" : ",exec");
-		put(w, "enable", buf, strlen(buf));
+		at_exec = pick(w, 3) == 0;
+		snprintf(buf, sizeof(buf), "pid=%d%s", w->child[i], at_exec ? ",exec" : "");
+		put(w, at_exec ? "attach-exec" : "attach", "enable", buf, strlen(buf));
 		break;
 	case 2:
 		if (w->child[i] <= 0)
 			break;
 		snprintf(buf, sizeof(buf), "pid=%d,stop", w->child[i]);
-		put(w, "enable", buf, strlen(buf));
+		put(w, "detach", "enable", buf, strlen(buf));
 		break;
 	default:
 		reap(w, i);
 	}
+}
+
+/*
+ * A short-lived thread of the worker: its own session and configuration,
+ * counting itself while the worker goes on; it exits with its session's
+ * file still open, and the worker closes that later (a session whose owner
+ * is gone). Its generator is drawn from the worker's, so runs repeat.
+ */
+static void *thread_main(void *arg)
+{
+	struct worker *tw = arg;
+	int fd = open("/proc/kpmc/monitor", O_RDWR | O_NONBLOCK);
+
+	note(tw, "thread-session", fd);
+	op_config(tw);
+	put(tw, "thread-enable", "enable", "1", 1);
+	spin(50000 + (next(tw) % 500000));
+	if (pick(tw, 2))
+		put(tw, "enable-0", "enable", "0", 1);
+	tw->thread_fd = fd;
+	return tw;
+}
+
+static void thread_join(struct worker *w)
+{
+	struct worker *tw;
+
+	if (!w->thread_running)
+		return;
+	w->thread_running = 0;
+	if (pthread_join(w->thread, (void **)&tw)) {
+		note(w, "thread", -1);
+		return;
+	}
+	if (tw->thread_fd >= 0)
+		close(tw->thread_fd);
+	w->errors += tw->errors;
+	w->efault += tw->efault;
+	free(tw);
+}
+
+static void op_thread(struct worker *w)
+{
+	struct worker *tw;
+
+	if (w->thread_running)
+		return thread_join(w);
+	tw = calloc(1, sizeof(*tw));
+	if (!tw)
+		return;
+	tw->rng = next(w) | 1;
+	tw->root = w->root;
+	tw->monitor = -1;
+	tw->thread_fd = -1;
+	tw->index = w->index;
+	tw->verbose = w->verbose;
+	if (pthread_create(&w->thread, NULL, thread_main, tw)) {
+		note(w, "thread", -1);
+		free(tw);
+		return;
+	}
+	note(w, "thread", 0);
+	w->thread_running = 1;
 }
 
 static void op_root(struct worker *w)
@@ -296,10 +446,10 @@ static void op_root(struct worker *w)
 		return op_config(w);
 	if (pick(w, 2)) {
 		snprintf(buf, sizeof(buf), "activate %u", pick(w, 8));
-		put(w, "mm_manager", buf, strlen(buf));
+		put(w, "mm_manager", "mm_manager", buf, strlen(buf));
 	} else {
 		snprintf(buf, sizeof(buf), "%s", pick(w, 2) ? "cpus=all" : "cpus_noidle=0");
-		put(w, "enable", buf, strlen(buf));
+		put(w, "system-wide", "enable", buf, strlen(buf));
 	}
 }
 
@@ -311,10 +461,10 @@ static void op_read_files(struct worker *w)
 	int fd = open(files[pick(w, 4)], O_RDONLY);
 
 	if (fd < 0) {
-		note(w, "open file", -1);
+		note(w, "file-read", -1);
 		return;
 	}
-	note(w, "read file", read(fd, buf, sizeof(buf)));
+	note(w, "file-read", read(fd, buf, sizeof(buf)));
 	close(fd);
 }
 
@@ -323,7 +473,7 @@ static const struct {
 	unsigned int weight;
 } ops[] = {
 	{ op_config, 6 }, { op_monitor_open, 3 }, { op_monitor_io, 6 }, { op_enable, 5 },
-	{ op_self, 3 }, { op_child, 6 }, { op_root, 2 }, { op_read_files, 2 },
+	{ op_self, 3 }, { op_child, 6 }, { op_root, 2 }, { op_read_files, 2 }, { op_thread, 2 },
 };
 
 static void on_alarm(int sig)
@@ -354,11 +504,12 @@ static int run_worker(struct worker *w, unsigned long nops)
 			fprintf(stderr, "kpmc_fuzz: worker %d: %lu ops\n", w->index, w->ops + 1);
 	}
 	alarm(0);
+	thread_join(w);
 	for (k = 0; k < MAX_CHILDREN; k++)
 		reap(w, k);
 	if (w->page)
 		munmap(w->page, 4096);
-	put(w, "enable", "0", 1);
+	put(w, "enable-0", "enable", "0", 1);
 	if (w->monitor >= 0)
 		close(w->monitor);
 	printf("kpmc_fuzz: worker %d (%s): %lu ops, %lu errors returned\n", w->index,
@@ -375,6 +526,17 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	pid_t pid[64];
 
+	/* A child's exec: spin on, then end (child_main). */
+	if (argc == 3 && !strcmp(argv[1], "-E")) {
+		spin(strtoull(argv[2], NULL, 0) | 1);
+		return 0;
+	}
+	op_stats = mmap(NULL, sizeof(*op_stats) * NR_OP_NAMES, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (op_stats == MAP_FAILED) {
+		perror("kpmc_fuzz: mmap");
+		return 2;
+	}
 	while ((opt = getopt(argc, argv, "s:n:t:v")) != -1) {
 		switch (opt) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
@@ -412,6 +574,9 @@ int main(int argc, char **argv)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	for (i = 0; i < (int)NR_OP_NAMES; i++)
+		printf("kpmc_fuzz: op %s calls %lu accepted %lu\n", op_names[i], op_stats[i][0],
+		       op_stats[i][1]);
 	printf("kpmc_fuzz: seed %llu ops %llu workers %d seconds %.1f %s\n", seed,
 	       nops / (unsigned long long)workers * (unsigned long long)workers, workers,
 	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,

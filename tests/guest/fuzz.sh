@@ -15,6 +15,18 @@ fuzz_run() {
 	grep 'worker' $OUT/fuzz.txt
 	verdict "fuzz_ops: $(echo "$sum" | sed 's/^kpmc_fuzz: //')" "$r"
 
+	# Coverage: every kind of operation ran, and the kernel accepted each
+	# at least once (a fuzzer whose attaches all fail tests no attach).
+	r=""
+	grep '^kpmc_fuzz: op ' $OUT/fuzz.txt | sed 's/^kpmc_fuzz: op //' | tr '\n' ';'
+	echo
+	for op in config monitor-open monitor-read monitor-ring enable-1 enable-0 self-mmap self-read \
+		child-fork attach attach-exec detach system-wide mm_manager thread thread-session thread-enable; do
+		a=$(awk -v op=$op '$3 == op { print $7 }' $OUT/fuzz.txt)
+		[ "${a:-0}" -gt 0 ] || r="$r $op never accepted;"
+	done
+	verdict fuzz_every_operation_accepted "$r"
+
 	r=""
 	i=0
 	while [ $i -lt 50 ]; do
