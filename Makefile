@@ -22,7 +22,7 @@ CROSS_arm64 := aarch64-linux-gnu-
 CROSS_x86_64 :=
 # libkpmc as the guest programs link it (static, with libpfm4).
 LIBKPMC_SRCS := $(addprefix userland/,libkpmc/libkpmc.c libkpmc/attrib.c eventspec.c pfm_events.c)
-PROGS := loop runas perfhold wakeups ringloss spawnmany forktree yield sleepyield loopsleep ampmix perfcount spinsleep cpuhop forkstorm
+PROGS := loop runas perfhold wakeups ringloss spawnmany forktree yield sleepyield loopsleep ampmix perfcount spinsleep cpuhop forkstorm memobjects memcheck
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
 	test demo module clean bench bench-smoke guest-arm64-smp guest-x86_64-patched host-tests \
@@ -50,7 +50,7 @@ progs:
 		mkdir -p $(BUILD)/$$a/progs; \
 		cc=gcc; [ $$a = arm64 ] && cc=$(CROSS_arm64)gcc; \
 		for p in $(PROGS); do \
-			$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/$$p tests/progs/$$p.c -lpthread || exit 1; \
+			$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/$$p tests/progs/$$p.c -lpthread -lm || exit 1; \
 		done; \
 		$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/kpmc_fuzz tests/fuzz/kpmc_fuzz.c -lpthread || exit 1; \
 		for p in regions fastpath libkpmc_more selffork; do \

@@ -806,4 +806,6 @@ const struct kpmc_backend kpmc_arm64_pmuv3_backend = {
 	.user_access = pmuv3_user_access,
 	.cpu_came_online = pmuv3_cpu_online,
 	.cpu_reset = pmuv3_cpu_reset,
+	.mem_sample = kpmc_arm64_mem_sample,
+	.mem_source = "decoded instructions",
 };

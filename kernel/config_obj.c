@@ -61,6 +61,13 @@ struct kpmc_shared_config *kpmc_shared_config_new(const struct kpmc_config_sets 
 	c->sets = *sets;
 	for (i = 0; i < sets->nr; i++) {
 		why[0] = '\0';
+		if (sets->set[i].mem && !kpmc_backend->mem_sample) {
+			snprintf(why, len, "mem=1: the %s backend has no memory sampling",
+				 kpmc_backend->name);
+			c->sets.nr = i;
+			kpmc_shared_config_put(c);
+			return ERR_PTR(-EOPNOTSUPP);
+		}
 		err = kpmc_backend->encode(&sets->set[i], &c->hw[i], why, len);
 		if (err) {
 			if (!why[0])

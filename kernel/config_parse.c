@@ -67,6 +67,7 @@ static int parse_indexed(const char *tok, size_t len, const char *word,
 #define KPMC_SEEN_SEED	8u
 #define KPMC_SEEN_MUX	16u
 #define KPMC_SEEN_MUXS	32u
+#define KPMC_SEEN_MEM	64u
 
 void kpmc_quote_token(char *out, size_t outlen, const char *tok, size_t toklen)
 {
@@ -222,6 +223,16 @@ static int parse_token(const char *tok, size_t len,
 			c->mux_ms = (u32)v;
 		else
 			c->mux_samples = (u32)v;
+		return 0;
+	}
+	if (klen == 3 && memcmp(tok, "mem", 3) == 0) {
+		if (!eq || kpmc_parse_u64(val, vlen, &v) || v > 1)
+			return fail(err, errlen, tok, len,
+				    "mem wants 1 (every sample carries its data access) or 0");
+		if (*seen & KPMC_SEEN_MEM)
+			return fail(err, errlen, tok, len, "given twice");
+		*seen |= KPMC_SEEN_MEM;
+		c->mem = v;
 		return 0;
 	}
 	if ((klen == 3 && memcmp(tok, "rnd", 3) == 0) ||
@@ -455,6 +466,8 @@ int kpmc_config_parse(const char *buf, size_t len,
 		return fail(err, errlen, buf, len, "seed without rnd: the period is not randomized");
 	if (c.mux_samples && !c.ebs_period)
 		return fail(err, errlen, buf, len, "muxsamples needs an ebsN sampling counter");
+	if (c.mem && !c.ebs_period)
+		return fail(err, errlen, buf, len, "mem=1 needs an ebsN sampling counter");
 	*cfg = c;
 	return 0;
 }
@@ -514,6 +527,10 @@ int kpmc_config_format(const struct kpmc_config *cfg, char *out, size_t len)
 	if (cfg->mux_samples) {
 		w = snprintf(out + used, len > used ? len - used : 0, ",muxsamples=%u",
 			     cfg->mux_samples);
+		used += w;
+	}
+	if (cfg->mem) {
+		w = snprintf(out + used, len > used ? len - used : 0, ",mem=1");
 		used += w;
 	}
 	return (int)used;

@@ -19,6 +19,8 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/moduleparam.h>
+#include <linux/ptrace.h>
+#include <asm/irq_regs.h>
 
 #include "kpmc/compat.h"
 #include "kpmc/core.h"
@@ -146,18 +148,54 @@ void kpmc_counting_start(struct kpmc_thread *t)
  * The sampling counter of t overflowed: record the sample, start the next
  * period. loaded: t's counters are on this CPU's PMU and stay there.
  */
-void kpmc_sampling_take(struct kpmc_cpu *c, struct kpmc_thread *t, bool loaded)
+/*
+ * Memory sampling: the MEM record after t's EBS record nsample. regs: where
+ * the overflow interrupt came in, or NULL for a sample taken elsewhere (at
+ * a switch, a fold tick, a read): those carry no access.
+ */
+static void emit_mem(struct kpmc_thread *t, struct pt_regs *regs)
+{
+	struct kpmc_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.version = KPMC_RECORD_VERSION;
+	rec.size = sizeof(rec);
+	rec.kind = KPMC_REC_MEM;
+	rec.set = t->set;
+	rec.cpu = raw_smp_processor_id();
+	rec.pid = t->pid;
+	rec.tid = t->tid;
+	rec.nsample = t->nsample;
+	if (regs && user_mode(regs))
+		kpmc_backend->mem_sample(regs, &rec.mem);
+	else if (regs)
+		rec.mem.flags = KPMC_MEM_F_KERNEL;
+	if (regs && !rec.mem.ip)
+		rec.mem.ip = instruction_pointer(regs);
+	if (t->session)
+		kpmc_session_push(t->session, &rec);
+}
+
+static void sampling_take(struct kpmc_cpu *c, struct kpmc_thread *t, bool loaded,
+			  struct pt_regs *regs)
 {
 	const struct kpmc_hw_config *hw = thw(t);
 	unsigned int i = hw->sampling_index;
 
 	emit(t, KPMC_REC_EBS);
+	if (tcfg(t)->mem)
+		emit_mem(t, regs);
 	t->set_samples++;
 	sampling_arm(t);
 	if (loaded) {
 		kpmc_backend->write(hw, i, t->sampling_raw);
 		c->last_raw[i] = t->sampling_raw;
 	}
+}
+
+void kpmc_sampling_take(struct kpmc_cpu *c, struct kpmc_thread *t, bool loaded)
+{
+	sampling_take(c, t, loaded, NULL);
 }
 
 static u64 next_due_ns(const struct kpmc_thread *t)
@@ -364,7 +402,8 @@ void kpmc_pmu_overflow(void)
 	if (!t || !thw(t)->sampling || in_nmi())
 		return;
 	if (kpmc_fold(c, t, ktime_get_ns())) {
-		kpmc_sampling_take(c, t, true);
+		/* The interrupted context: where a memory sample looks for its access. */
+		sampling_take(c, t, true, get_irq_regs());
 		maybe_rotate(c, t);
 	}
 }

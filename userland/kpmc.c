@@ -251,6 +251,17 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 			rec->tid);
 	if (t->raw && fwrite(rec, sizeof(*rec), 1, t->raw) != 1 && !t->bad++)
 		fprintf(stderr, "kpmc: writing the raw records failed\n");
+	/*
+	 * Memory samples: a line of their own in the text trace; -w keeps
+	 * them; the totals, CSV and JSON columns are counts and skip them.
+	 */
+	if (rec->kind == KPMC_REC_MEM) {
+		if (!t->aggregate && t->format == OUT_TABLE) {
+			kpmc_format_mem(rec, line, sizeof(line));
+			fprintf(t->out, "%s\n", line);
+		}
+		return;
+	}
 	if (!t->header_done)
 		t->cols.virt_mask = rec->virt_mask & t->virt_wanted;
 	/* JSON ends with a summary: every record counts towards it. */

@@ -42,6 +42,8 @@ const char *kpmc_record_kind_name(unsigned int kind, char *buf, size_t len)
 		return "cpu";
 	case KPMC_REC_CPU_OFFLINE:
 		return "offline";
+	case KPMC_REC_MEM:
+		return "mem";
 	}
 	snprintf(buf, len, "k%u", kind);
 	return buf;
@@ -119,6 +121,39 @@ int kpmc_format_header(const struct kpmc_columns *cols, char *out, size_t len)
 				put(out, len, &used, " %14s", name);
 			}
 		}
+	return (int)used;
+}
+
+const char *kpmc_mem_op_name(unsigned int op)
+{
+	static const char *const names[] = { "none", "load", "store", "load+store" };
+
+	return op < sizeof(names) / sizeof(names[0]) ? names[op] : "?";
+}
+
+int kpmc_format_mem(const struct kpmc_record *rec, char *out, size_t len)
+{
+	const struct kpmc_mem_access *m = &rec->mem;
+	size_t used = 0;
+
+	if (len)
+		out[0] = '\0';
+	put(out, len, &used, "%7llu %7u %7u %7s ip=0x%llx", (unsigned long long)rec->nsample,
+	    rec->pid, rec->tid, "mem", (unsigned long long)m->ip);
+	if (m->flags & KPMC_MEM_F_KERNEL) {
+		put(out, len, &used, " kernel");
+		return (int)used;
+	}
+	if (m->op == KPMC_MEM_OP_NONE) {
+		put(out, len, &used, " no-access");
+		return (int)used;
+	}
+	put(out, len, &used, " %s size=%u", kpmc_mem_op_name(m->op), m->size);
+	if (m->flags & KPMC_MEM_F_ADDR)
+		put(out, len, &used, " addr=0x%llx", (unsigned long long)m->addr);
+	else
+		put(out, len, &used, " addr=lost");
+	put(out, len, &used, " %s skid=%u", m->flags & KPMC_MEM_F_EXACT ? "exact" : "approx", m->skid);
 	return (int)used;
 }
 
@@ -207,6 +242,7 @@ static int format_set_mappings(char *set, char *out, size_t len, size_t *used,
 	int usr[KPMC_MAX_COUNTERS] = { 0 }, os[KPMC_MAX_COUNTERS] = { 0 };
 	unsigned long long v, ebs_period = 0, rnd = 0, seed = 0, mux = 0, muxs = 0;
 	unsigned int ebs_slot = 0, i;
+	int mem = 0;
 	char *tok, *save = NULL;
 	uint32_t mask = 0;
 
@@ -235,6 +271,8 @@ static int format_set_mappings(char *set, char *out, size_t len, size_t *used,
 			muxs = strtoull(tok + 11, NULL, 10);
 		} else if (!strncmp(tok, "mux=", 4)) {
 			mux = strtoull(tok + 4, NULL, 10);
+		} else if (!strcmp(tok, "mem=1")) {
+			mem = 1;
 		} else if (strncmp(tok, "tbs=", 4)) {
 			return -1;
 		}
@@ -264,6 +302,8 @@ static int format_set_mappings(char *set, char *out, size_t len, size_t *used,
 		    ebs_slot, ebs_period, rnd, seed);
 	else if (ebs_period)
 		put(out, len, used, "sampling: pmc%u every %llu events\n", ebs_slot, ebs_period);
+	if (mem)
+		put(out, len, used, "memory sampling: each sample's data access (mem lines)\n");
 	cols->counter_mask |= mask;
 	cols->set_mask[expid] = mask;
 	if (ebs_period)

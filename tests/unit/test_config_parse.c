@@ -248,6 +248,14 @@ static void test_ebs_configs(void **state)
 	kpmc_config_format(&c, out, sizeof(out));
 	assert_string_equal(out, "pmc1=0x8,usr1=1,os1=0,tbs=10,ebs1=1048576,rnd=1000,seed=7");
 
+	/* Memory sampling: mem=1 on an EBS configuration, read back. */
+	assert_int_equal(parse("pmc1=0x8,ebs1=100000,mem=1", &c, err), 0);
+	assert_true(c.mem);
+	kpmc_config_format(&c, out, sizeof(out));
+	assert_string_equal(out, "pmc1=0x8,usr1=1,os1=0,ebs1=100000,mem=1");
+	assert_int_equal(parse("pmc1=0x8,ebs1=100000,mem=0", &c, err), 0);
+	assert_false(c.mem);
+
 	/* 32-bit counter: the period (+ range) must fit. */
 	assert_int_equal(parse("pmc1=0x8,ebs1=4294967295", &c, err), 0);
 	assert_int_equal(parse("pmc0,ebs0=10000000000", &c, err), 0);
@@ -268,6 +276,10 @@ static void test_ebs_configs(void **state)
 		"pmc0,ebs0=100000,seed=3",	/* seed without rnd */
 		"pmc0,ebs0=100000,rnd=10,rnd=10",
 		"pmc0,ebs0=100000,rnd=x",
+		"pmc0,mem=1",			/* memory sampling without EBS */
+		"pmc0,ebs0=100000,mem=2",
+		"pmc0,ebs0=100000,mem",
+		"pmc0,ebs0=100000,mem=1,mem=1",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memset(&c, 0x5a, sizeof(c));

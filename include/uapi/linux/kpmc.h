@@ -34,6 +34,51 @@ enum kpmc_record_kind {
 	 * record. Its records resume (nsample from 1) when it is back online.
 	 */
 	KPMC_REC_CPU_OFFLINE = 8,
+	/*
+	 * Memory sampling (mem=1): follows the EBS record of the same thread
+	 * and nsample, and says what data access that sample hit (its
+	 * counts[] are struct kpmc_mem_access: see mem).
+	 */
+	KPMC_REC_MEM = 9,
+};
+
+/* What a sampled instruction did to memory (struct kpmc_mem_access.op). */
+enum kpmc_mem_op {
+	KPMC_MEM_OP_NONE = 0,		/* no memory access found */
+	KPMC_MEM_OP_LOAD = 1,
+	KPMC_MEM_OP_STORE = 2,
+	KPMC_MEM_OP_LOAD_STORE = 3,	/* atomic read-modify-write, swap, compare-and-swap */
+};
+
+/* struct kpmc_mem_access.flags */
+#define KPMC_MEM_F_ADDR		(1u << 0)	/* addr holds the data address accessed */
+/*
+ * The access is the instruction that retired last before the interrupt (no
+ * walk back): under QEMU's -icount the instruction that overflowed the
+ * counter; on real cores within their skid (see README).
+ */
+#define KPMC_MEM_F_EXACT	(1u << 1)
+#define KPMC_MEM_F_DECODED	(1u << 2)	/* source: the instruction decoded, address from its registers */
+#define KPMC_MEM_F_LATENCY	(1u << 3)	/* latency is valid */
+#define KPMC_MEM_F_SOURCE	(1u << 4)	/* source is valid */
+#define KPMC_MEM_F_KERNEL	(1u << 5)	/* the sample interrupted kernel code: ip only */
+/* The access overwrote a register its address came from: addr is lost. */
+#define KPMC_MEM_F_CLOBBERED	(1u << 6)
+#define KPMC_MEM_F_PAIR		(1u << 7)	/* two registers (LDP/STP...): size covers both */
+#define KPMC_MEM_F_SIMD		(1u << 8)	/* SIMD&FP registers */
+#define KPMC_MEM_F_ATOMIC	(1u << 9)	/* exclusive, acquire/release or atomic */
+
+/* KPMC_REC_MEM's payload. */
+struct kpmc_mem_access {
+	__u64 ip;		/* the memory instruction (or, without one, the interrupted PC) */
+	__u64 addr;		/* data address of its first byte (KPMC_MEM_F_ADDR) */
+	__u32 size;		/* bytes accessed */
+	__u16 op;		/* enum kpmc_mem_op */
+	__u16 flags;		/* KPMC_MEM_F_* */
+	__u32 latency;		/* cycles (KPMC_MEM_F_LATENCY) */
+	__u32 source;		/* where the data came from (KPMC_MEM_F_SOURCE) */
+	__u32 skid;		/* instructions between the access and the interrupted PC */
+	__u32 reserved;
 };
 
 /* Why a DETACH record's thread stopped being monitored (its detail). */
@@ -71,7 +116,10 @@ struct kpmc_record {
 	__u64 run_ns;		/* on-CPU time covered by this record */
 	__u64 period;		/* EBS: the sampling period (events) this record ends */
 	__u64 lost;		/* LOST: records dropped; else 0 */
-	__u64 counts[KPMC_MAX_COUNTERS];
+	union {
+		__u64 counts[KPMC_MAX_COUNTERS];
+		struct kpmc_mem_access mem;	/* KPMC_REC_MEM only */
+	};
 	__u64 virt[KPMC_MAX_VIRT];
 };
 

@@ -10,6 +10,9 @@
 
 #include "config.h"
 
+struct pt_regs;
+struct kpmc_mem_access;
+
 /* A configuration encoded for the backend's registers, immutable once built. */
 struct kpmc_hw_config {
 	u32 mask;				/* counters in use */
@@ -99,6 +102,16 @@ struct kpmc_backend {
 	int (*cpu_came_online)(unsigned int cpu);
 	void (*cpu_going_offline)(unsigned int cpu);
 	void (*cpu_reset)(void);
+	/*
+	 * Optional, memory sampling (mem=1): the data access of the sample
+	 * that the overflow interrupt took at regs, user-mode registers of the
+	 * current task (hard IRQ, this CPU): fill out's ip, addr, size, op,
+	 * flags and skid (out is zeroed). Reads user memory without faulting;
+	 * no sleeping, no allocation. A backend without it refuses mem=1.
+	 */
+	void (*mem_sample)(struct pt_regs *regs, struct kpmc_mem_access *out);
+	/* Where its memory samples come from, for the refusal's message. */
+	const char *mem_source;
 };
 
 /* Backends built for this architecture, NULL-terminated (backends/registry.c). */

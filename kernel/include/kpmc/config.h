@@ -101,6 +101,8 @@ struct kpmc_config {
 	/* Multiplexing: the set gives way after mux_ms of on-CPU time, or after mux_samples samples. */
 	u32 mux_ms;
 	u32 mux_samples;
+	/* Each EBS sample is followed by a MEM record: its data access (memory sampling). */
+	bool mem;
 };
 
 /* What a thread counts: one set, or several rotated round-robin. */
