@@ -71,7 +71,33 @@ static void test_rows(void **state)
 	kpmc_format_row(&cols, &r, line, sizeof(line));
 	assert_string_equal(line, "      3     120     121    exit      100000000              -              -");
 	assert_string_equal(kpmc_record_kind_name(KPMC_REC_DETACH, kind, sizeof(kind)), "detach");
-	assert_string_equal(kpmc_record_kind_name(9, kind, sizeof(kind)), "k9");
+	assert_string_equal(kpmc_record_kind_name(KPMC_REC_MEM, kind, sizeof(kind)), "mem");
+	assert_string_equal(kpmc_record_kind_name(10, kind, sizeof(kind)), "k10");
+	/* A memory sample's line: found and exact, walked back with its address lost, none. */
+	{
+		struct kpmc_record m;
+
+		memset(&m, 0, sizeof(m));
+		m.kind = KPMC_REC_MEM;
+		m.nsample = 3;
+		m.pid = 98;
+		m.tid = 98;
+		m.mem.ip = 0x4008bc;
+		m.mem.addr = 0x4968a8;
+		m.mem.size = 8;
+		m.mem.op = KPMC_MEM_OP_STORE;
+		m.mem.flags = KPMC_MEM_F_ADDR | KPMC_MEM_F_EXACT | KPMC_MEM_F_DECODED;
+		kpmc_format_mem(&m, line, sizeof(line));
+		assert_string_equal(line, "      3      98      98     mem ip=0x4008bc store size=8 addr=0x4968a8 exact skid=0");
+		m.mem.op = KPMC_MEM_OP_LOAD;
+		m.mem.flags = KPMC_MEM_F_CLOBBERED | KPMC_MEM_F_DECODED;
+		m.mem.skid = 3;
+		kpmc_format_mem(&m, line, sizeof(line));
+		assert_string_equal(line, "      3      98      98     mem ip=0x4008bc load size=8 addr=lost approx skid=3");
+		m.mem.op = KPMC_MEM_OP_NONE;
+		kpmc_format_mem(&m, line, sizeof(line));
+		assert_string_equal(line, "      3      98      98     mem ip=0x4008bc no-access");
+	}
 	/* Truncation is safe and reports the full length. */
 	assert_true(kpmc_format_row(&cols, &r, line, 8) > 8);
 	assert_int_equal(strlen(line), 7);
