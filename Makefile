@@ -21,7 +21,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2
 CROSS_arm64 := aarch64-linux-gnu-
 CROSS_x86_64 :=
 # libkpmc as the guest programs link it (static, with libpfm4).
-LIBKPMC_SRCS := $(addprefix userland/,libkpmc/libkpmc.c libkpmc/attrib.c eventspec.c pfm_events.c)
+LIBKPMC_SRCS := $(addprefix userland/,libkpmc/libkpmc.c libkpmc/attrib.c libkpmc/memsample.c eventspec.c pfm_events.c)
 PROGS := loop runas perfhold wakeups ringloss spawnmany forktree yield sleepyield loopsleep ampmix perfcount spinsleep cpuhop forkstorm memobjects memcheck
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
@@ -53,7 +53,7 @@ progs:
 			$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/$$p tests/progs/$$p.c -lpthread -lm || exit 1; \
 		done; \
 		$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/kpmc_fuzz tests/fuzz/kpmc_fuzz.c -lpthread || exit 1; \
-		for p in regions fastpath libkpmc_more selffork; do \
+		for p in regions fastpath libkpmc_more selffork memlib; do \
 			$$cc -static $(USER_CFLAGS) -Iinclude -Iuserland -Iuserland/libkpmc/include -o $(BUILD)/$$a/progs/$$p \
 				tests/progs/$$p.c $(LIBKPMC_SRCS) -lpfm -lpthread || exit 1; \
 		done; \

@@ -35,6 +35,32 @@ b=$(grep ' mem ' $OUT/memtrace2.txt | awk '{ $2 = $3 = ""; print }' | md5sum)
 [ "$a" = "$b" ] || r="$r two runs with seed 7 sampled different accesses;"
 verdict arm64_mem_samples_repeatable "$r"
 
+# libkpmc, Mitos's way: the program registers a, b, c (kpmc_add_symbol,
+# 64 x 64), samples itself with mem=1; every sample at the loops' memory
+# instructions names its object and element (memlib checks), the handler saw
+# each one, and the CSV has Mitos's columns: b's rows all 3, c's all stores,
+# each object's row count what memlib counted.
+r=""
+"$BIN/memlib" 200 $OUT/mem.csv >$OUT/memlib.txt 2>&1 || r="memlib failed: $(cat $OUT/memlib.txt);"
+cat $OUT/memlib.txt
+hdr=$(head -n 1 $OUT/mem.csv)
+[ "$hdr" = "source,line,instruction,bytes,ip,variable,buffer_size,dims,xidx,yidx,zidx,pid,tid,time,addr,cpu,latency,level,hit_type,op_type,snoop_mode,tlb_access" ] ||
+	r="$r CSV header: $hdr;"
+rows=$(($(wc -l <$OUT/mem.csv) - 1))
+n=$(sed -n 's/^memlib: samples \([0-9]*\) .*/\1/p' $OUT/memlib.txt)
+[ "$rows" = "$n" ] || r="$r $rows CSV rows for $n samples;"
+awk -F, 'NR > 1 && NF != 22 { bad++ } END { exit bad > 0 }' $OUT/mem.csv || r="$r CSV rows without 22 columns;"
+bx=$(awk -F, 'NR > 1 && $6 == "b" && $9 != 3 { n++ } END { print n + 0 }' $OUT/mem.csv)
+cs=$(awk -F, 'NR > 1 && $6 == "c" && $20 != "store" { n++ } END { print n + 0 }' $OUT/mem.csv)
+[ "$bx" = 0 ] && [ "$cs" = 0 ] || r="$r CSV: $bx rows of b outside row 3, $cs rows of c not stores;"
+for o in a b c; do
+	want=$(sed -n "s/.* $o \([0-9]*\) .*/\1/p" $OUT/memlib.txt)
+	got=$(awk -F, -v o=$o 'NR > 1 && $6 == o && $5 != "" { n++ } END { print n + 0 }' $OUT/mem.csv)
+	[ "${want:-0}" -ge 50 ] && [ "$got" -ge "$want" ] || r="$r object $o: $got CSV rows, memlib counted ${want:-none} at the loops;"
+done
+head -n 3 $OUT/mem.csv
+verdict arm64_libkpmc_mem_objects_indices_csv "$r"
+
 # Bad input: mem=1 without a sampling counter, and a bad value, are refused
 # with the token named.
 r=""

@@ -19,6 +19,7 @@
 
 #include "attrib.h"
 #include "fastread.h"
+#include "memsample.h"
 #include "pfm_events.h"
 
 #define MAX_REGIONS	64
@@ -324,6 +325,12 @@ static void take_record(const struct kpmc_record *r)
 	}
 	if (KPMC_REC_IS_CPU(r->kind))
 		return;
+	/* A memory sample: the access of the EBS record before it, at that record's time. */
+	if (r->kind == KPMC_REC_MEM) {
+		st = stream_of(r->tid);
+		kpmc_lib_mem_take(r, st && !st->broken ? st->run_ns : 0);
+		return;
+	}
 	stats.records++;
 	is_sample = r->kind == KPMC_REC_EBS || r->kind == KPMC_REC_TBS;
 	st = stream_of(r->tid);
@@ -440,6 +447,7 @@ static void forget_samples(void)
 	pthread_mutex_lock(&rec_lock);
 	free(streams);
 	free(samples);
+	kpmc_lib_mem_forget();
 	streams = NULL;
 	samples = NULL;
 	nstreams = streams_cap = nsamples = samples_cap = 0;
@@ -852,4 +860,30 @@ int kpmc_sample_stats(struct kpmc_sample_stats *st)
 	*st = stats;
 	pthread_mutex_unlock(&rec_lock);
 	return 0;
+}
+
+long kpmc_mem_samples(kpmc_mem_fn fn, void *arg)
+{
+	long n;
+
+	if (!fn)
+		return -EINVAL;
+	pthread_mutex_lock(&rec_lock);
+	drain();
+	kpmc_lib_mem_each(fn, arg, &n);
+	pthread_mutex_unlock(&rec_lock);
+	return n;
+}
+
+long kpmc_mem_write_csv(FILE *f)
+{
+	long n;
+
+	if (!f)
+		return -EINVAL;
+	pthread_mutex_lock(&rec_lock);
+	drain();
+	kpmc_lib_mem_csv(f, &n);
+	pthread_mutex_unlock(&rec_lock);
+	return ferror(f) ? -EIO : n;
 }

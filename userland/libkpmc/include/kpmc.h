@@ -149,4 +149,62 @@ struct kpmc_sample_stats {
 /* Reads what the session has now, then the counts since kpmc_start(). 0 or -errno. */
 int kpmc_sample_stats(struct kpmc_sample_stats *st);
 
+/*
+ * Memory sampling, after Mitos. With mem=1 in a sampling configuration
+ * (e.g. "pmc0,ebs0=20000,rnd=5000,mem=1"; the kernel refuses it where the
+ * PMU has no source: /proc/kpmc/info says memory_sampling), each sample
+ * carries the data access it hit. Name the program's data objects and every
+ * sample whose address falls in one says which, and which element:
+ *
+ *	size_t dims[2] = { N, M };
+ *	kpmc_add_symbol("a", a, sizeof(a[0][0]), dims, 2);
+ *	kpmc_mem_set_handler(fn, arg);		(optional: each sample as it comes)
+ *	... kpmc_stop(); kpmc_mem_write_csv(f);
+ */
+#define KPMC_MEM_MAX_DIMS	3
+#define KPMC_MEM_NAME_MAX	48
+/* kpmc_mem_sample.op */
+#define KPMC_MEM_LOAD		1
+#define KPMC_MEM_STORE		2
+#define KPMC_MEM_LOAD_STORE	3	/* atomic read-modify-write */
+/* kpmc_mem_sample.flags (the kernel's KPMC_MEM_F_*, include/uapi/linux/kpmc.h) */
+#define KPMC_MEM_HAS_ADDR	(1u << 0)	/* addr is the data address accessed */
+#define KPMC_MEM_EXACT		(1u << 1)	/* the instruction right before the interrupt */
+
+struct kpmc_mem_sample {
+	uint64_t ip;			/* the memory instruction (or the interrupted PC) */
+	uint64_t addr;			/* with KPMC_MEM_HAS_ADDR */
+	uint32_t size;			/* bytes accessed */
+	uint32_t op;			/* KPMC_MEM_LOAD...; 0: no access found */
+	uint32_t flags;
+	uint32_t latency, source;	/* where the PMU measures them (flags say) */
+	uint32_t cpu, tid;
+	uint64_t time_ns;		/* the thread's monitored on-CPU time at it; 0: unknown */
+	char object[KPMC_MEM_NAME_MAX];	/* the registered object addr is in; "" if none */
+	size_t object_bytes;
+	unsigned int ndims;
+	uint64_t index[KPMC_MEM_MAX_DIMS];	/* the element: index[0] outermost (row-major) */
+};
+typedef void (*kpmc_mem_fn)(const struct kpmc_mem_sample *s, void *arg);
+
+/*
+ * An object of ndims (1 to 3) dimensions dims[] (dims[0] outermost, C
+ * row-major order) of elem_size-byte elements at addr. 0, -EINVAL, -EEXIST
+ * (the name is taken), -ENOSPC (256 objects). Any thread, any time.
+ */
+int kpmc_add_symbol(const char *name, const void *addr, size_t elem_size,
+		    const size_t *dims, unsigned int ndims);
+int kpmc_remove_symbol(const char *name);
+/* fn is called for each memory sample as it arrives (libkpmc's reader thread); NULL: none. */
+int kpmc_mem_set_handler(kpmc_mem_fn fn, void *arg);
+/* Calls fn for each memory sample kept since kpmc_start(); their number, or -errno. */
+long kpmc_mem_samples(kpmc_mem_fn fn, void *arg);
+/*
+ * The samples as Mitos's samples.csv: source,line,instruction,bytes,ip,
+ * variable,buffer_size,dims,xidx,yidx,zidx,pid,tid,time,addr,cpu,latency,
+ * level,hit_type,op_type,snoop_mode,tlb_access ("??" where not known;
+ * xidx = index[0]). The number of rows, or -errno.
+ */
+long kpmc_mem_write_csv(FILE *f);
+
 #endif
