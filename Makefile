@@ -50,7 +50,7 @@ progs:
 		mkdir -p $(BUILD)/$$a/progs; \
 		cc=gcc; [ $$a = arm64 ] && cc=$(CROSS_arm64)gcc; \
 		for p in $(PROGS); do \
-			$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/$$p tests/progs/$$p.c -lpthread -lm || exit 1; \
+			$$cc -static $(USER_CFLAGS) -Iinclude -g -o $(BUILD)/$$a/progs/$$p tests/progs/$$p.c -lpthread -lm || exit 1; \
 		done; \
 		$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/kpmc_fuzz tests/fuzz/kpmc_fuzz.c -lpthread || exit 1; \
 		for p in regions fastpath libkpmc_more selffork memlib; do \

@@ -25,6 +25,7 @@
 #include "pfm_events.h"
 #include "options.h"
 #include "record_format.h"
+#include "memreport.h"
 
 #define PROC_DIR "/proc/kpmc"
 #define READ_BATCH 64
@@ -43,6 +44,7 @@ static void usage(FILE *f)
 		"usage: kpmc -c CONFIG [-T SECS] [-k RECORDS] [-o FILE] [-A] -- PROG [ARGS...]\n"
 		"       kpmc -c CONFIG [-T SECS] [-k RECORDS] [-o FILE] [-A] -p TID\n"
 		"       kpmc -S [-C CPUS] [-X] -c CONFIG [-T SECS] [-o FILE] [-A] -- PROG [ARGS...]\n"
+		"       kpmc mem [-e PERIOD] [-n TOP] [-c CONFIG] [-o FILE] [--csv] [-w FILE] -- PROG [ARGS...]\n"
 		"       kpmc -L [TEXT] | -I\n"
 		"  -c CONFIG  event names: instr,cycles:u,llc_misses:ebs=100000 (PMCTrack's\n"
 		"             mnemonics, or any libpfm4 event of this PMU: INST_RETIRED:k),\n"
@@ -68,7 +70,13 @@ static void usage(FILE *f)
 		"             counts and coverage per event set, lost records)\n"
 		"  -w FILE    also save the raw records to FILE\n"
 		"  -R FILE    print records saved with -w (any output form), no kernel needed\n"
-		"  -I         print /proc/kpmc/info and the monitoring modules\n");
+		"  -I         print /proc/kpmc/info and the monitoring modules\n"
+		"kpmc mem: memory sampling (mem=1): every sample's data access, reported by\n"
+		"  instruction (function+offset, source line) and by data object (the\n"
+		"  program's data symbols, heap, stack, mappings); --csv: Mitos's columns\n"
+		"  -e PERIOD  a sample every PERIOD (+/- PERIOD/4) user cycles (default 20000)\n"
+		"  -n TOP     rows per view (default 20)\n"
+		"  -c CONFIG  sample on this raw configuration instead (mem=1 is added)\n");
 }
 
 static int module_loaded(void)
@@ -224,6 +232,7 @@ struct trace {
 	unsigned long long uncounted_records;
 	uint32_t virt_wanted;		/* virtual counters to show (-V), all by default */
 	pid_t detach_tid;		/* a DETACH record for this thread has come */
+	struct kpmc_memrep *memrep;	/* kpmc mem: the memory samples, for its report */
 	int detached;
 	int bad;
 };
@@ -256,6 +265,8 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 	 * them; the totals, CSV and JSON columns are counts and skip them.
 	 */
 	if (rec->kind == KPMC_REC_MEM) {
+		if (t->memrep && kpmc_memrep_add(t->memrep, rec) && !t->bad++)
+			fprintf(stderr, "kpmc: mem: out of memory keeping the samples\n");
 		if (!t->aggregate && t->format == OUT_TABLE) {
 			kpmc_format_mem(rec, line, sizeof(line));
 			fprintf(t->out, "%s\n", line);
@@ -511,7 +522,7 @@ int main(int argc, char **argv)
 	const char *cpus = "all";
 	pid_t attach = 0, child = 0;
 	int opt, mon, gate[2] = { -1, -1 }, status = 0, rc = 0, unloaded = 0;
-	FILE *f;
+	FILE *f, *report = NULL;
 
 	static const struct option longopts[] = {
 		{ "csv", no_argument, NULL, 1 },
@@ -520,9 +531,36 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *rawfile = NULL, *replay = NULL;
+	/* kpmc mem: memory sampling and its report. */
+	int mem_mode = 0, mem_csv = 0;
+	unsigned long mem_period = 20000, mem_top = 20;
+	char mem_cfg[KPMC_MAX_SETS][1100];
 
-	while ((opt = getopt_long(argc, argv, "+c:T:o:Ap:k:SC:XV:rL::w:R:Ih", longopts, NULL)) != -1) {
+	if (argc > 1 && !strcmp(argv[1], "mem")) {
+		mem_mode = 1;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
+	while ((opt = getopt_long(argc, argv, "+c:T:o:Ap:k:SC:XV:rL::w:R:Ihe:n:", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'e':
+		case 'n': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!mem_mode || *end || !v || (opt == 'e' && v < 10000)) {
+				fprintf(stderr, mem_mode ? "kpmc: mem: -%c '%s': want a number%s\n" :
+					"kpmc: -%c goes with kpmc mem%.0s%s\n", opt, optarg,
+					opt == 'e' ? " of at least 10000" : "");
+				return 2;
+			}
+			if (opt == 'e')
+				mem_period = v;
+			else
+				mem_top = v;
+			break;
+		}
 		case 'c':
 			if (nconfigs == KPMC_MAX_SETS) {
 				fprintf(stderr, "kpmc: at most %d event sets (-c)\n", KPMC_MAX_SETS);
@@ -587,7 +625,10 @@ int main(int argc, char **argv)
 			raw_only = 1;
 			break;
 		case 1:
-			t.format = OUT_CSV;
+			if (mem_mode)
+				mem_csv = 1;
+			else
+				t.format = OUT_CSV;
 			break;
 		case 2:
 			t.format = OUT_JSON;
@@ -623,6 +664,38 @@ int main(int argc, char **argv)
 	if (system_wide && attach) {
 		fprintf(stderr, "kpmc: -S monitors CPUs, -p a thread: choose one\n");
 		return 2;
+	}
+	if (mem_mode) {
+		if (attach || system_wide || t.aggregate || t.format != OUT_TABLE) {
+			fprintf(stderr, "kpmc: mem: runs a program (-- PROG); -p, -S, -A, --json are not for it\n");
+			return 2;
+		}
+		/* The cycle counter: exact in QEMU's -icount, everywhere a sample per PERIOD. */
+		if (!nconfigs) {
+			snprintf(mem_cfg[0], sizeof(mem_cfg[0]), "pmc0,ebs0=%lu,rnd=%lu", mem_period,
+				 mem_period / 4);
+			configs[nconfigs++] = mem_cfg[0];
+		}
+		for (int i = 0; i < nconfigs; i++) {
+			const char *raw = kpmc_config_is_raw(configs[i]) || raw_only ? configs[i] :
+					  names_to_raw(configs[i]);
+
+			char with_mem[sizeof(mem_cfg[0])];
+
+			if (!raw)
+				return 2;
+			if (snprintf(with_mem, sizeof(with_mem), "%s,mem=1", raw) >= (int)sizeof(with_mem)) {
+				fprintf(stderr, "kpmc: mem: configuration too long\n");
+				return 2;
+			}
+			strcpy(mem_cfg[i], with_mem);
+			configs[i] = mem_cfg[i];
+		}
+		t.memrep = kpmc_memrep_new();
+		if (!t.memrep) {
+			fprintf(stderr, "kpmc: mem: out of memory\n");
+			return 1;
+		}
 	}
 	if (!nconfigs || (!attach && optind >= argc) || (attach && optind < argc)) {
 		usage(stderr);
@@ -696,6 +769,15 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* kpmc mem: the report goes where the trace would; the trace nowhere. */
+	if (mem_mode) {
+		report = t.out;
+		t.out = fopen("/dev/null", "w");
+		if (!t.out) {
+			perror("kpmc: /dev/null");
+			return 1;
+		}
+	}
 
 	if (attach) {
 		char req[64];
@@ -761,6 +843,9 @@ int main(int argc, char **argv)
 				unloaded = 1;
 			}
 		}
+		/* kpmc mem: the program's map while it runs (load address, heap, stack). */
+		if (t.memrep && child > 0)
+			kpmc_memrep_snapshot(t.memrep, child);
 		if (attach) {
 			done = interrupted || !thread_alive(attach);
 		} else {
@@ -805,6 +890,12 @@ int main(int argc, char **argv)
 	trace_finish(&t, system_wide);
 	if (t.raw)
 		fclose(t.raw);
+	if (t.memrep) {
+		kpmc_memrep_print(t.memrep, report, (unsigned int)mem_top, mem_csv);
+		kpmc_memrep_free(t.memrep);
+		if (report != stdout)
+			fclose(report);
+	}
 	rc = attach ? 0 : child_status(status);
 	return t.bad ? 1 : rc;
 }

@@ -61,6 +61,42 @@ done
 head -n 3 $OUT/mem.csv
 verdict arm64_libkpmc_mem_objects_indices_csv "$r"
 
+# kpmc mem: a run reported by instruction (function+offset through libdw)
+# and by data object (the program's data symbols). Its figures are the raw
+# records' of the same run (memcheck on its -w file): a's loop instruction
+# has every sample of a; the objects a, b, c have memcheck's counts, a and b
+# loads only, c stores only, each its 32,768 bytes.
+r=""
+kpmc mem -e 15000 -w $OUT/memcli.raw -o $OUT/memrep.txt -- "$BIN/memobjects" 300 \
+	>$OUT/memcli_layout.txt 2>$OUT/memcli_err.txt || r="kpmc mem failed: $(tail -n 3 $OUT/memcli_err.txt);"
+"$BIN/memcheck" $OUT/memcli_layout.txt $OUT/memcli.raw 0 >$OUT/memcli_check.txt 2>&1 ||
+	r="$r memcheck of kpmc mem's run: $(grep -m 3 FAIL $OUT/memcli_check.txt | tr '\n' ' ');"
+head -n 8 $OUT/memrep.txt
+sed -n '/^# data view/,$p' $OUT/memrep.txt | head -n 6
+lda=$(sed -n 's/.* lda \(0x[0-9a-f]*\).*/\1/p' $OUT/memcli_layout.txt)
+for o in a b c; do
+	want=$(sed -n "s/.* $o \([0-9]*\),.*/\1/p" $OUT/memcli_check.txt | head -n 1)
+	row=$(sed -n '/^# data view/,$p' $OUT/memrep.txt | awk -v o=$o '$6 == o { print $1, $4, $5, $7 }')
+	case $o in
+	c) exp="$want 0 $want 32768" ;;
+	*) exp="$want $want 0 32768" ;;
+	esac
+	[ -n "$want" ] && [ "$row" = "$exp" ] || r="$r data view $o: '$row', expected '$exp';"
+done
+want=$(sed -n 's/.* a \([0-9]*\),.*/\1/p' $OUT/memcli_check.txt | head -n 1)
+# (memobjects is built with -g: the line is the loop's, in memloops.h.)
+row=$(sed -n '/^# instruction view/,/^# data view/p' $OUT/memrep.txt | awk -v ip=$lda '$7 == ip { print $1, $8, $9 }')
+case "$row" in
+"$want read_a+0x10 memloops.h:"* | "$want memobj_lda+0x0 memloops.h:"*) ;;
+*) r="$r instruction view at $lda: '$row', expected $want samples in read_a at memloops.h;" ;;
+esac
+kpmc mem --csv -e 15000 -o $OUT/memcli.csv -- "$BIN/memobjects" 20 >/dev/null 2>&1 || r="$r kpmc mem --csv failed;"
+[ "$(head -n 1 $OUT/memcli.csv)" = "source,line,instruction,bytes,ip,variable,buffer_size,dims,xidx,yidx,zidx,pid,tid,time,addr,cpu,latency,level,hit_type,op_type,snoop_mode,tlb_access" ] ||
+	r="$r kpmc mem --csv header: $(head -n 1 $OUT/memcli.csv);"
+awk -F, 'NR > 1 && $6 == "c" && $20 != "store" { bad++ } NR > 1 && NF != 22 { bad++ } END { exit bad > 0 }' $OUT/memcli.csv ||
+	r="$r kpmc mem --csv rows;"
+verdict arm64_kpmc_mem_views_match_records "$r"
+
 # Bad input: mem=1 without a sampling counter, and a bad value, are refused
 # with the token named.
 r=""

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kpmc mem's reports (memreport.c): the memory samples of a run, by
+ * instruction (address -> function+offset and source line through elfutils
+ * libdw) and by data object (the executable's data symbols; heap, stack or
+ * a mapping otherwise), or as Mitos's samples.csv.
+ */
+#ifndef KPMC_MEMREPORT_H
+#define KPMC_MEMREPORT_H
+
+#include <stdio.h>
+#include <sys/types.h>
+#include <uapi/linux/kpmc.h>
+
+struct kpmc_memrep;
+
+struct kpmc_memrep *kpmc_memrep_new(void);
+void kpmc_memrep_free(struct kpmc_memrep *m);
+/* A MEM record of the run; -1 if out of memory. */
+int kpmc_memrep_add(struct kpmc_memrep *m, const struct kpmc_record *rec);
+/*
+ * While the program runs: its executable and memory map, from /proc/PID
+ * (the last successful read is kept: a PIE's load address, heap, stack).
+ */
+void kpmc_memrep_snapshot(struct kpmc_memrep *m, pid_t pid);
+/* The reports: top N instructions and objects; csv: Mitos's columns instead. */
+void kpmc_memrep_print(struct kpmc_memrep *m, FILE *out, unsigned int top, int csv);
+
+#endif
