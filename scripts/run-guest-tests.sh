@@ -37,6 +37,28 @@ if [ -n "$bad$bad_dmesg" ]; then
 	printf '%s\n%s\n' "$bad" "$bad_dmesg" | sed '/^$/d; s/^/    /'
 	extra=$((extra + 1))
 fi
+# Files a test handed out (lib.sh's artifact: "KPMC-ARTIFACT NAME: line"),
+# into WORKDIR/artifacts; heat maps (heat_*.dat) rendered as PNG next to
+# them: a rendering that fails is a failed test.
+rm -rf "$work/artifacts"
+if grep -aq '^KPMC-ARTIFACT ' "$log"; then
+	mkdir -p "$work/artifacts"
+	grep -a '^KPMC-ARTIFACT ' "$log" | sed 's/^KPMC-ARTIFACT //' | while IFS= read -r l; do
+		name=${l%%: *}
+		case $name in */* | .* | "") continue ;; esac
+		printf '%s\n' "${l#*: }" >>"$work/artifacts/$name"
+	done
+	for dat in "$work"/artifacts/heat_*.dat; do
+		[ -e "$dat" ] || continue
+		if "$top/scripts/heatmap.sh" "$dat" "${dat%.dat}.png" 2>"${dat%.dat}.err"; then
+			echo "$label: PASS heatmap_rendered $(basename "${dat%.dat}").png"
+			passed=$((passed + 1))
+		else
+			echo "$label: FAIL heatmap_rendered $(basename "$dat"): $(tail -n 2 "${dat%.dat}.err")"
+			extra=$((extra + 1))
+		fi
+	done
+fi
 if [ $((passed + failed)) -eq 0 ]; then
 	echo "$label: FAIL guest: no test ran"
 	extra=$((extra + 1))

@@ -44,7 +44,8 @@ static void usage(FILE *f)
 		"usage: kpmc -c CONFIG [-T SECS] [-k RECORDS] [-o FILE] [-A] -- PROG [ARGS...]\n"
 		"       kpmc -c CONFIG [-T SECS] [-k RECORDS] [-o FILE] [-A] -p TID\n"
 		"       kpmc -S [-C CPUS] [-X] -c CONFIG [-T SECS] [-o FILE] [-A] -- PROG [ARGS...]\n"
-		"       kpmc mem [-e PERIOD] [-n TOP] [-c CONFIG] [-o FILE] [--csv] [-w FILE] -- PROG [ARGS...]\n"
+		"       kpmc mem [-e PERIOD] [-n TOP] [-c CONFIG] [-o FILE] [--csv] [-w FILE]\n"
+		"                [--heatmap NAME:ROWSxCOLS:FILE] -- PROG [ARGS...]\n"
 		"       kpmc -L [TEXT] | -I\n"
 		"  -c CONFIG  event names: instr,cycles:u,llc_misses:ebs=100000 (PMCTrack's\n"
 		"             mnemonics, or any libpfm4 event of this PMU: INST_RETIRED:k),\n"
@@ -76,7 +77,10 @@ static void usage(FILE *f)
 		"  program's data symbols, heap, stack, mappings); --csv: Mitos's columns\n"
 		"  -e PERIOD  a sample every PERIOD (+/- PERIOD/4) user cycles (default 20000)\n"
 		"  -n TOP     rows per view (default 20)\n"
-		"  -c CONFIG  sample on this raw configuration instead (mem=1 is added)\n");
+		"  -c CONFIG  sample on this raw configuration instead (mem=1 is added)\n"
+		"  --heatmap NAME:ROWSxCOLS:FILE  samples per element of data symbol NAME\n"
+		"             as a ROWS x COLS array: a gnuplot matrix in FILE\n"
+		"             (scripts/heatmap.sh renders it)\n");
 }
 
 static int module_loaded(void)
@@ -528,6 +532,7 @@ int main(int argc, char **argv)
 		{ "csv", no_argument, NULL, 1 },
 		{ "json", no_argument, NULL, 2 },
 		{ "help", no_argument, NULL, 'h' },
+		{ "heatmap", required_argument, NULL, 3 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *rawfile = NULL, *replay = NULL;
@@ -535,6 +540,8 @@ int main(int argc, char **argv)
 	int mem_mode = 0, mem_csv = 0;
 	unsigned long mem_period = 20000, mem_top = 20;
 	char mem_cfg[KPMC_MAX_SETS][1100];
+	struct { char name[64], file[256]; unsigned int rows, cols; } heat[4];
+	unsigned int nheat = 0;
 
 	if (argc > 1 && !strcmp(argv[1], "mem")) {
 		mem_mode = 1;
@@ -623,6 +630,17 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			raw_only = 1;
+			break;
+		case 3:
+			/* NAME:ROWSxCOLS:FILE */
+			if (!mem_mode || nheat == 4 ||
+			    sscanf(optarg, "%63[^:]:%ux%u:%255s", heat[nheat].name, &heat[nheat].rows,
+				   &heat[nheat].cols, heat[nheat].file) != 4) {
+				fprintf(stderr, "kpmc: --heatmap '%s': want NAME:ROWSxCOLS:FILE, with kpmc mem, at most 4\n",
+					optarg);
+				return 2;
+			}
+			nheat++;
 			break;
 		case 1:
 			if (mem_mode)
@@ -891,7 +909,16 @@ int main(int argc, char **argv)
 	if (t.raw)
 		fclose(t.raw);
 	if (t.memrep) {
+		char why[256];
+
 		kpmc_memrep_print(t.memrep, report, (unsigned int)mem_top, mem_csv);
+		for (unsigned int h = 0; h < nheat; h++) {
+			if (kpmc_memrep_heatmap(t.memrep, heat[h].name, heat[h].rows, heat[h].cols,
+						heat[h].file, why, sizeof(why))) {
+				fprintf(stderr, "kpmc: mem: --heatmap: %s\n", why);
+				t.bad++;
+			}
+		}
 		kpmc_memrep_free(t.memrep);
 		if (report != stdout)
 			fclose(report);

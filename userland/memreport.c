@@ -378,3 +378,69 @@ void kpmc_memrep_print(struct kpmc_memrep *m, FILE *out, unsigned int top, int c
 	free(ins);
 	free(dat);
 }
+
+/* The data symbol called name: its address (at the run's load address) and size. */
+static int find_data_symbol(struct kpmc_memrep *m, const char *name, uint64_t *addr, uint64_t *size)
+{
+	int i, n = m->mod ? dwfl_module_getsymtab(m->mod) : -1;
+
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		const char *s = dwfl_module_getsym_info(m->mod, i, &sym, &value, NULL, NULL, NULL);
+
+		if (s && !strcmp(s, name) && GELF_ST_TYPE(sym.st_info) == STT_OBJECT) {
+			*addr = value;
+			*size = sym.st_size;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int kpmc_memrep_heatmap(struct kpmc_memrep *m, const char *name, unsigned int rows,
+			unsigned int cols, const char *path, char *why, size_t len)
+{
+	uint64_t base, size, elem, *count;
+	unsigned int r, c;
+	size_t i;
+	FILE *f;
+
+	if (!m->dwfl)
+		open_exe(m);
+	if (find_data_symbol(m, name, &base, &size)) {
+		snprintf(why, len, "no data symbol '%s' in %s", name, m->exe[0] ? m->exe : "the program");
+		return -1;
+	}
+	if (!rows || !cols || size % ((uint64_t)rows * cols)) {
+		snprintf(why, len, "'%s' has %llu bytes: not a whole number of elements as %ux%u",
+			 name, (unsigned long long)size, rows, cols);
+		return -1;
+	}
+	elem = size / ((uint64_t)rows * cols);
+	count = calloc((size_t)rows * cols, sizeof(*count));
+	if (!count) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < m->n; i++) {
+		const struct kpmc_mem_access *a = &m->recs[i].mem;
+
+		if ((a->flags & KPMC_MEM_F_ADDR) && a->addr >= base && a->addr - base < size)
+			count[(a->addr - base) / elem]++;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		snprintf(why, len, "%s: %m", path);
+		free(count);
+		return -1;
+	}
+	fprintf(f, "# kpmc mem heat map: samples per element of %s[%u][%u] (%llu-byte elements)\n",
+		name, rows, cols, (unsigned long long)elem);
+	for (r = 0; r < rows; r++)
+		for (c = 0; c < cols; c++)
+			fprintf(f, "%llu%c", (unsigned long long)count[(size_t)r * cols + c],
+				c + 1 == cols ? '\n' : ' ');
+	free(count);
+	return fclose(f) ? -1 : 0;
+}

@@ -23,6 +23,12 @@ int kpmc_memrep_add(struct kpmc_memrep *m, const struct kpmc_record *rec);
  * (the last successful read is kept: a PIE's load address, heap, stack).
  */
 void kpmc_memrep_snapshot(struct kpmc_memrep *m, pid_t pid);
+/*
+ * A heat map of data symbol name as a rows x cols array: samples per element
+ * as a gnuplot matrix (rows lines of cols counts) in path. 0, or -1 with why.
+ */
+int kpmc_memrep_heatmap(struct kpmc_memrep *m, const char *name, unsigned int rows,
+			unsigned int cols, const char *path, char *why, size_t len);
 /* The reports: top N instructions and objects; csv: Mitos's columns instead. */
 void kpmc_memrep_print(struct kpmc_memrep *m, FILE *out, unsigned int top, int csv);
 

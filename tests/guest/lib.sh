@@ -28,6 +28,12 @@ verdict() {
 	if [ -z "$2" ]; then pass "$1"; else fail "$1" "$2"; fi
 }
 
+# artifact FILE NAME: hand FILE to the host, line by line on the console
+# (scripts/run-guest-tests.sh puts it in WORKDIR/artifacts/NAME).
+artifact() {
+	sed "s/^/KPMC-ARTIFACT $2: /" "$1"
+}
+
 load() {
 	lsmod | grep -q '^kpmc ' && rmmod kpmc
 	insmod "$KO" "$@"

@@ -67,7 +67,8 @@ verdict arm64_libkpmc_mem_objects_indices_csv "$r"
 # has every sample of a; the objects a, b, c have memcheck's counts, a and b
 # loads only, c stores only, each its 32,768 bytes.
 r=""
-kpmc mem -e 15000 -w $OUT/memcli.raw -o $OUT/memrep.txt -- "$BIN/memobjects" 300 \
+kpmc mem -e 15000 -w $OUT/memcli.raw -o $OUT/memrep.txt \
+	--heatmap a:64x64:$OUT/heat_a.dat --heatmap b:64x64:$OUT/heat_b.dat -- "$BIN/memobjects" 300 \
 	>$OUT/memcli_layout.txt 2>$OUT/memcli_err.txt || r="kpmc mem failed: $(tail -n 3 $OUT/memcli_err.txt);"
 "$BIN/memcheck" $OUT/memcli_layout.txt $OUT/memcli.raw 0 >$OUT/memcli_check.txt 2>&1 ||
 	r="$r memcheck of kpmc mem's run: $(grep -m 3 FAIL $OUT/memcli_check.txt | tr '\n' ' ');"
@@ -96,6 +97,24 @@ kpmc mem --csv -e 15000 -o $OUT/memcli.csv -- "$BIN/memobjects" 20 >/dev/null 2>
 awk -F, 'NR > 1 && $6 == "c" && $20 != "store" { bad++ } NR > 1 && NF != 22 { bad++ } END { exit bad > 0 }' $OUT/memcli.csv ||
 	r="$r kpmc mem --csv rows;"
 verdict arm64_kpmc_mem_views_match_records "$r"
+
+# Heat maps of a and b (kpmc mem --heatmap): samples of a spread over all 64
+# rows, b's all in row 3; each sums to the data view's count. The host
+# renders them with gnuplot (build/arm64/run/artifacts/heat_*.png).
+r=""
+for o in a b; do
+	want=$(sed -n '/^# data view/,$p' $OUT/memrep.txt | awk -v o=$o '$6 == o { print $1 }')
+	got=$(awk '!/^#/ { for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }' $OUT/heat_$o.dat)
+	[ "$got" = "$want" ] || r="$r heat map of $o sums to $got, the data view says $want;"
+	[ "$(grep -vc '^#' $OUT/heat_$o.dat)" = 64 ] || r="$r heat map of $o has not 64 rows;"
+done
+rows_b=$(awk '!/^#/ { s = 0; for (i = 1; i <= NF; i++) s += $i; if (s) printf "%d ", NR - 2 }' $OUT/heat_b.dat)
+[ "$rows_b" = "3 " ] || r="$r b's samples in rows '$rows_b', expected only 3;"
+rows_a=$(awk '!/^#/ { s = 0; for (i = 1; i <= NF; i++) s += $i; if (s) n++ } END { print n + 0 }' $OUT/heat_a.dat)
+[ "$rows_a" -ge 60 ] || r="$r a's samples in only $rows_a of 64 rows;"
+artifact $OUT/heat_a.dat heat_a.dat
+artifact $OUT/heat_b.dat heat_b.dat
+verdict arm64_kpmc_mem_heatmaps "$r"
 
 # Bad input: mem=1 without a sampling counter, and a bad value, are refused
 # with the token named.
