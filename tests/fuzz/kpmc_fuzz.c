@@ -4,9 +4,10 @@
  * /proc/kpmc. WORKERS processes (half of them as uid 1000 when run as root)
  * each run OPS / WORKERS random operations over every /proc/kpmc file and
  * the monitor fd: sessions opened, read, polled, resized and closed;
- * configurations generated from the grammar and then mutated; monitoring
- * enabled and disabled; short-lived children (some forking a grandchild,
- * some exec'ing) attached, armed for their exec, detached and killed;
+ * configurations generated from the grammar (memory sampling included) and
+ * then mutated; monitoring enabled and disabled; short-lived children
+ * (some forking a grandchild, some exec'ing) attached, armed for their
+ * exec, detached and killed;
  * short-lived threads with their own sessions, left open for the worker to
  * close; the self page mapped; and, as root, monitoring modules switched
  * and system-wide monitoring turned on and off. Each worker draws from its own
@@ -172,6 +173,9 @@ static size_t gen_config(struct worker *w, char *out, size_t len)
 			n += (size_t)snprintf(out + n, len - n, ",tbs=%u", clean ? 1 + pick(w, 200) : pick(w, 200));
 		if (pick(w, 6) == 0 && (!clean || ebs))
 			n += (size_t)snprintf(out + n, len - n, ",rnd=%u,seed=%u", pick(w, 100000), pick(w, 9));
+		/* Memory sampling: its records from the overflow interrupt, decoded user code. */
+		if (pick(w, 4) == 0 && (!clean || ebs))
+			n += (size_t)snprintf(out + n, len - n, ",mem=%u", clean ? 1 : pick(w, 3));
 		if (sets > 1 && pick(w, 2))
 			n += (size_t)snprintf(out + n, len - n, ",mux=%u", clean ? 1 + pick(w, 50) : pick(w, 50));
 	}
