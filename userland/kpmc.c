@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -75,7 +76,8 @@ static void usage(FILE *f)
 		"kpmc mem: memory sampling (mem=1): every sample's data access, reported by\n"
 		"  instruction (function+offset, source line) and by data object (the\n"
 		"  program's data symbols, heap, stack, mappings); --csv: Mitos's columns\n"
-		"  -e PERIOD  a sample every PERIOD (+/- PERIOD/4) user cycles (default 20000)\n"
+		"  -e PERIOD  a sample every PERIOD (+/- PERIOD/4, staying above 10000) user\n"
+		"             cycles (default 20000)\n"
 		"  -n TOP     rows per view (default 20)\n"
 		"  -c CONFIG  sample on this raw configuration instead (mem=1 is added)\n"
 		"  --heatmap NAME:ROWSxCOLS:FILE  samples per element of data symbol NAME\n"
@@ -525,7 +527,7 @@ int main(int argc, char **argv)
 	long virt_mask;
 	const char *cpus = "all";
 	pid_t attach = 0, child = 0;
-	int opt, mon, gate[2] = { -1, -1 }, status = 0, rc = 0, unloaded = 0;
+	int opt, mon, gate[2] = { -1, -1 }, status = 0, rc = 0, unloaded = 0, child_reaped = 0;
 	FILE *f, *report = NULL;
 
 	static const struct option longopts[] = {
@@ -690,8 +692,16 @@ int main(int argc, char **argv)
 		}
 		/* The cycle counter: exact in QEMU's -icount, everywhere a sample per PERIOD. */
 		if (!nconfigs) {
-			snprintf(mem_cfg[0], sizeof(mem_cfg[0]), "pmc0,ebs0=%lu,rnd=%lu", mem_period,
-				 mem_period / 4);
+			/* Randomized by a quarter, the period staying above the kernel's minimum. */
+			unsigned long rnd = mem_period / 4;
+
+			if (mem_period - rnd < 10000)
+				rnd = mem_period - 10000;
+			if (rnd)
+				snprintf(mem_cfg[0], sizeof(mem_cfg[0]), "pmc0,ebs0=%lu,rnd=%lu",
+					 mem_period, rnd);
+			else
+				snprintf(mem_cfg[0], sizeof(mem_cfg[0]), "pmc0,ebs0=%lu", mem_period);
 			configs[nconfigs++] = mem_cfg[0];
 		}
 		for (int i = 0; i < nconfigs; i++) {
@@ -820,6 +830,9 @@ int main(int argc, char **argv)
 			close(gate[1]);
 			if (read(gate[0], &c, 1) != 1)
 				_exit(126);	/* the parent gave up */
+			/* kpmc mem: stop after the exec, for the parent to read the map. */
+			if (t.memrep && ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+				_exit(126);
 			execvp(argv[optind], argv + optind);
 			fprintf(stderr, "kpmc: cannot run %s: %s\n", argv[optind], strerror(errno));
 			_exit(127);
@@ -844,6 +857,22 @@ int main(int argc, char **argv)
 			kill(child, SIGKILL);
 		}
 		close(gate[1]);
+		/*
+		 * kpmc mem: the program's map (load address) before it runs a
+		 * single instruction; a short program may be gone by the first
+		 * drain. It stops at its exec (traced), and goes on untraced.
+		 */
+		if (t.memrep) {
+			int st;
+
+			if (waitpid(child, &st, 0) == child && WIFSTOPPED(st)) {
+				kpmc_memrep_snapshot(t.memrep, child);
+				ptrace(PTRACE_DETACH, child, NULL, NULL);
+			} else {
+				status = st;
+				child_reaped = 1;
+			}
+		}
 	}
 
 	signal(SIGINT, on_sigint);
@@ -867,7 +896,7 @@ int main(int argc, char **argv)
 		if (attach) {
 			done = interrupted || !thread_alive(attach);
 		} else {
-			pid_t w = waitpid(child, &status, unloaded ? 0 : WNOHANG);
+			pid_t w = child_reaped ? child : waitpid(child, &status, unloaded ? 0 : WNOHANG);
 
 			done = w == child;
 			if (w < 0 && errno != EINTR) {

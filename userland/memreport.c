@@ -69,23 +69,27 @@ int kpmc_memrep_add(struct kpmc_memrep *m, const struct kpmc_record *rec)
 	return 0;
 }
 
-void kpmc_memrep_snapshot(struct kpmc_memrep *m, pid_t pid)
+int kpmc_memrep_snapshot(struct kpmc_memrep *m, pid_t pid)
 {
-	char path[64], line[512], exe[PATH_MAX];
+	char path[64], line[512], exe[PATH_MAX], self[PATH_MAX];
 	struct map maps[MAX_MAPS];
 	unsigned int n = 0;
-	ssize_t len;
+	ssize_t len, slen;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	len = readlink(path, exe, sizeof(exe) - 1);
+	slen = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (len <= 0)
-		return;
+		return 0;
 	exe[len] = '\0';
+	/* Before its exec the child is a copy of kpmc. */
+	if (slen == len && !memcmp(exe, self, (size_t)len))
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "r");
 	if (!f)
-		return;
+		return 0;
 	while (n < MAX_MAPS && fgets(line, sizeof(line), f)) {
 		unsigned long long s, e, off;
 		int pos = 0;
@@ -102,9 +106,8 @@ void kpmc_memrep_snapshot(struct kpmc_memrep *m, pid_t pid)
 		n++;
 	}
 	fclose(f);
-	/* Before the exec the map is kpmc's own: wait for the program's. */
-	if (!n || !strcmp(exe, "/proc/self/exe"))
-		return;
+	if (!n)
+		return 0;
 	memcpy(m->maps, maps, n * sizeof(maps[0]));
 	m->nmaps = n;
 	strcpy(m->exe, exe);
@@ -114,6 +117,7 @@ void kpmc_memrep_snapshot(struct kpmc_memrep *m, pid_t pid)
 			m->exe_base = maps[i].start;
 			break;
 		}
+	return 1;
 }
 
 static const Dwfl_Callbacks offline_callbacks = {

@@ -21,8 +21,9 @@ int kpmc_memrep_add(struct kpmc_memrep *m, const struct kpmc_record *rec);
 /*
  * While the program runs: its executable and memory map, from /proc/PID
  * (the last successful read is kept: a PIE's load address, heap, stack).
+ * 1 if read, 0 if not (gone, or not exec'd yet: still kpmc's own image).
  */
-void kpmc_memrep_snapshot(struct kpmc_memrep *m, pid_t pid);
+int kpmc_memrep_snapshot(struct kpmc_memrep *m, pid_t pid);
 /*
  * A heat map of data symbol name as a rows x cols array: samples per element
  * as a gnuplot matrix (rows lines of cols counts) in path. 0, or -1 with why.
