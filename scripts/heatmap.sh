@@ -7,8 +7,9 @@ dat=${1:?usage: heatmap.sh MATRIX PNG}
 png=${2:?}
 command -v gnuplot >/dev/null || { echo "heatmap: gnuplot is missing (scripts/install-deps.sh installs it)" >&2; exit 1; }
 title=$(sed -n '1s/^# kpmc mem heat map: //p' "$dat")
-rows=$(grep -vc '^#' "$dat")
-cols=$(grep -v '^#' "$dat" | head -n 1 | wc -w)
+# (awk alone: under pipefail a head(1) closing a pipe early fails the script.)
+rows=$(awk '!/^#/ { n++ } END { print n + 0 }' "$dat")
+cols=$(awk '!/^#/ { print NF; exit }' "$dat")
 gnuplot <<GP
 set terminal png size 640,560
 set output "$png"
