@@ -21,7 +21,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2
 CROSS_arm64 := aarch64-linux-gnu-
 CROSS_x86_64 :=
 # libkpmc as the guest programs link it (static, with libpfm4).
-LIBKPMC_SRCS := $(addprefix userland/,libkpmc/libkpmc.c libkpmc/attrib.c libkpmc/memsample.c eventspec.c pfm_events.c)
+LIBKPMC_SRCS := $(addprefix userland/,libkpmc/libkpmc.c libkpmc/attrib.c libkpmc/memsample.c eventspec.c pfm_events.c memaccess.c)
 PROGS := loop runas perfhold wakeups ringloss spawnmany forktree yield sleepyield loopsleep ampmix perfcount spinsleep cpuhop forkstorm memobjects memcheck
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
@@ -42,8 +42,9 @@ module:
 
 userland:
 	$(MAKE) -C userland OUT=$(BUILD)/host CC=gcc all top lib
-	$(MAKE) -C userland OUT=$(BUILD)/arm64/bin CC="$(CROSS_arm64)gcc -static"
-	$(MAKE) -C userland OUT=$(BUILD)/x86_64/bin CC="gcc -static"
+	$(MAKE) -C userland OUT=$(BUILD)/arm64/bin CC="$(CROSS_arm64)gcc" \
+		LDFLAGS="-Wl,-rpath-link=/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu"
+	$(MAKE) -C userland OUT=$(BUILD)/x86_64/bin CC="gcc"
 
 progs:
 	@for a in $(GUEST_ARCHES); do \
@@ -64,6 +65,7 @@ stage: all
 	@for a in $(GUEST_ARCHES); do \
 		r=$(BUILD)/$$a/root; rm -rf $$r; mkdir -p $$r/bin $$r/tests/bin $$r/tests/guest; \
 		cp $(BUILD)/$$a/kpmc.ko $$r/; cp $(BUILD)/$$a/bin/kpmc $$r/bin/; \
+		scripts/guest-libs.sh $$a $$r $$r/bin/kpmc || exit 1; \
 		cp $(BUILD)/$$a/progs/* $$r/tests/bin/; cp tests/guest/*.sh $$r/tests/guest/; \
 	done
 

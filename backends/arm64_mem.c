@@ -27,6 +27,11 @@ void kpmc_arm64_mem_sample(struct pt_regs *regs, struct kpmc_mem_access *out)
 {
 	struct kpmc_a64_regs r;
 
+	if (!user_mode(regs)) {
+		out->flags = KPMC_MEM_F_KERNEL;
+		out->ip = instruction_pointer(regs);
+		return;
+	}
 	/* AArch32 tasks run another instruction set. */
 	if (compat_user_mode(regs))
 		return;

@@ -376,6 +376,8 @@ static int pmuv3_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 	for (t = 1; t < desc->nr_counters; t++)
 		desc->width[t] = 32;
 	desc->check_event = pmuv3_check_event;
+	/* No SPE here: the access comes from the instruction (arm64_mem.c). */
+	desc->mem_source = "decoded instructions";
 	desc->has_basic_events = true;
 	desc->event_instructions = 0x08;	/* INST_RETIRED */
 	desc->event_cycles = PMUV3_CPU_CYCLES;
@@ -807,5 +809,4 @@ const struct kpmc_backend kpmc_arm64_pmuv3_backend = {
 	.cpu_came_online = pmuv3_cpu_online,
 	.cpu_reset = pmuv3_cpu_reset,
 	.mem_sample = kpmc_arm64_mem_sample,
-	.mem_source = "decoded instructions",
 };

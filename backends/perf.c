@@ -27,6 +27,13 @@
  * opposite sign and fires them from the scheduler and fault paths, where the
  * core cannot take a sample.
  *
+ * Memory sampling (mem=1): the sampling event asks perf for precise samples
+ * with their data address, data source and weight, which perf's x86 drivers
+ * fill from Intel PEBS or AMD IBS; the overflow handler keeps them for the
+ * core's MEM record (perf_mem.c turns them into kpmc's terms). On arm64 the
+ * kernel's only data-address sampler is SPE, whose samples go to an AUX
+ * buffer that in-kernel events cannot have: refused there, with the reason.
+ *
  * CPU hotplug: perf detaches a CPU's events from its context when the CPU
  * goes offline and never re-adds them. So every live encoding is on a list,
  * and a CPU coming online gets fresh events for each (cpu_came_online(), before
@@ -43,9 +50,13 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/cpu.h>
+#ifdef CONFIG_X86
+#include <asm/processor.h>
+#endif
 
 #include "kpmc/compat.h"
 #include "backends.h"
+#include "perf_mem.h"
 
 #define PERF_SLOTS	8
 #define PERF_TYPE_SHIFT	32
@@ -79,9 +90,56 @@ static void perf_overflow_work_fn(struct irq_work *work)
 	kpmc_pmu_overflow();
 }
 
+/*
+ * Memory sampling: where it comes from (NULL: none), and why not; the
+ * precise_ip perf grants; this CPU's last sample, until the core takes it.
+ */
+static struct {
+	const char *source;
+	char why[KPMC_ERR_MAX];
+	u8 precise;
+	bool ldlat;
+} perf_mem;
+
+struct perf_mem_pending {
+	struct kpmc_perf_mem_sample s;
+	bool valid;
+};
+static DEFINE_PER_CPU(struct perf_mem_pending, perf_mem_pending);
+
+static void perf_mem_keep(struct perf_event *ev, struct perf_sample_data *data,
+			  struct pt_regs *regs)
+{
+	struct perf_mem_pending *p = this_cpu_ptr(&perf_mem_pending);
+
+	p->s.ip = instruction_pointer(regs);
+	p->s.kernel = !user_mode(regs);
+	p->s.exact = ev->attr.precise_ip >= 2;
+	p->s.has_addr = KPMC_PERF_SAMPLE_HAS(data, PERF_SAMPLE_ADDR);
+	p->s.addr = p->s.has_addr ? data->addr : 0;
+	p->s.has_data_src = KPMC_PERF_SAMPLE_HAS(data, PERF_SAMPLE_DATA_SRC);
+	p->s.data_src = p->s.has_data_src ? data->data_src.val : 0;
+	p->s.has_weight = KPMC_PERF_SAMPLE_HAS(data, PERF_SAMPLE_WEIGHT);
+	p->s.weight = p->s.has_weight ? KPMC_PERF_SAMPLE_WEIGHT(data) : 0;
+	p->valid = true;
+}
+
+static void perf_mem_sample(struct pt_regs *regs, struct kpmc_mem_access *out)
+{
+	struct perf_mem_pending *p = this_cpu_ptr(&perf_mem_pending);
+
+	/* Each sample once: a sample taken elsewhere carries no access. */
+	if (!p->valid)
+		return;
+	p->valid = false;
+	kpmc_perf_mem_convert(&p->s, out);
+}
+
 static void perf_overflow(struct perf_event *ev, struct perf_sample_data *data,
 			  struct pt_regs *regs)
 {
+	if (ev->attr.sample_type & PERF_SAMPLE_ADDR)
+		perf_mem_keep(ev, data, regs);
 	if (in_nmi())
 		irq_work_queue(this_cpu_ptr(&perf_overflow_work));
 	else
@@ -137,6 +195,58 @@ static int perf_check_event(const struct kpmc_pmu_desc *pmu, unsigned int slot,
 	return 0;
 }
 
+/* What the sampling event of a mem=1 set asks perf for. */
+static void perf_mem_attr(struct perf_event_attr *attr, u8 precise, u32 ldlat)
+{
+	attr->precise_ip = precise;
+	attr->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
+	/* Intel's load-latency events take their threshold in config1. */
+	attr->config1 = ldlat;
+}
+
+/*
+ * Does this kernel's perf sample data addresses for in-kernel events? Ask
+ * it for precise cycles, the highest precise_ip first, as perf mem does.
+ */
+static void perf_mem_probe(void)
+{
+	memset(&perf_mem, 0, sizeof(perf_mem));
+#ifdef CONFIG_X86
+	{
+		struct perf_event_attr attr;
+		struct perf_event *ev = ERR_PTR(-EOPNOTSUPP);
+		u8 precise;
+
+		for (precise = 3; precise >= 1 && IS_ERR(ev); precise--) {
+			perf_attr(&attr, PERF_COUNT_HW_CPU_CYCLES, true, false);
+			attr.disabled = 1;
+			attr.sample_period = 1000000;
+			perf_mem_attr(&attr, precise, 0);
+			ev = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(),
+							      NULL, NULL, NULL);
+			if (!IS_ERR(ev))
+				perf_mem.precise = precise;
+		}
+		if (IS_ERR(ev)) {
+			snprintf(perf_mem.why, sizeof(perf_mem.why),
+				 "mem=1: this kernel's perf has no precise sampling (PEBS or IBS) of cycles here (error %ld)",
+				 PTR_ERR(ev));
+			return;
+		}
+		perf_event_release_kernel(ev);
+		perf_mem.ldlat = boot_cpu_data.x86_vendor == X86_VENDOR_INTEL;
+		perf_mem.source = perf_mem.ldlat ? "perf precise sampling (Intel PEBS)" :
+				  "perf precise sampling (AMD IBS)";
+	}
+#elif defined(CONFIG_ARM64)
+	strscpy(perf_mem.why, "mem=1: perf has no data-address sampling for in-kernel events on arm64 (SPE writes to an AUX buffer); the arm64 backend decodes instructions",
+		sizeof(perf_mem.why));
+#else
+	strscpy(perf_mem.why, "mem=1: the perf backend knows no data-address sampler on this architecture",
+		sizeof(perf_mem.why));
+#endif
+}
+
 static int perf_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 {
 	unsigned int i;
@@ -160,6 +270,9 @@ static int perf_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 	desc->has_basic_events = true;
 	desc->event_instructions = PERF_COUNT_HW_INSTRUCTIONS;	/* type 0 (hardware) */
 	desc->event_cycles = PERF_COUNT_HW_CPU_CYCLES;
+	perf_mem_probe();
+	desc->mem_source = perf_mem.source;
+	desc->mem_ldlat = perf_mem.ldlat;
 	return 0;
 }
 
@@ -253,6 +366,10 @@ static int perf_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 	int cpu;
 
 	memset(hw, 0, sizeof(*hw));
+	if (cfg->mem && !perf_mem.source) {
+		snprintf(why, len, "%s", perf_mem.why);
+		return -EOPNOTSUPP;
+	}
 	if (cfg->ebs_period) {
 		u32 type = (u32)(cfg->ctr[cfg->ebs_slot].event >> PERF_TYPE_SHIFT);
 
@@ -296,8 +413,11 @@ static int perf_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 
 		perf_attr(&enc->attr[i], req->event, req->usr, req->os);
 		/* The longest period the core may arm; each arming sets its own. */
-		if (hw->sampling && i == hw->sampling_index)
+		if (hw->sampling && i == hw->sampling_index) {
 			enc->attr[i].sample_period = cfg->ebs_period + cfg->ebs_range;
+			if (cfg->mem)
+				perf_mem_attr(&enc->attr[i], perf_mem.precise, cfg->mem_ldlat);
+		}
 	}
 	/* No CPU comes or goes between creating the events and listing enc. */
 	cpus_read_lock();
@@ -368,6 +488,8 @@ static void perf_load(const struct kpmc_hw_config *hw, const u64 *start)
 	for (i = 0; i < hw->nr; i++)
 		v->offset[i] = start[i] - perf_count(enc, i);
 	v->stopped = false;
+	/* A sample kept for the thread this CPU ran before is not this one's. */
+	this_cpu_ptr(&perf_mem_pending)->valid = false;
 	perf_rearm(enc, v);
 }
 
@@ -435,4 +557,5 @@ const struct kpmc_backend kpmc_perf_backend = {
 	.read = perf_read,
 	.write = perf_write,
 	.cpu_came_online = perf_cpu_online,
+	.mem_sample = perf_mem_sample,
 };

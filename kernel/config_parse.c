@@ -68,6 +68,7 @@ static int parse_indexed(const char *tok, size_t len, const char *word,
 #define KPMC_SEEN_MUX	16u
 #define KPMC_SEEN_MUXS	32u
 #define KPMC_SEEN_MEM	64u
+#define KPMC_SEEN_LDLAT	128u
 
 void kpmc_quote_token(char *out, size_t outlen, const char *tok, size_t toklen)
 {
@@ -233,6 +234,17 @@ static int parse_token(const char *tok, size_t len,
 			return fail(err, errlen, tok, len, "given twice");
 		*seen |= KPMC_SEEN_MEM;
 		c->mem = v;
+		return 0;
+	}
+	if (klen == 5 && memcmp(tok, "ldlat", 5) == 0) {
+		if (!eq || kpmc_parse_u64(val, vlen, &v) || v < KPMC_LDLAT_MIN ||
+		    v > KPMC_LDLAT_MAX)
+			return fail(err, errlen, tok, len,
+				    "ldlat wants a load-latency threshold in cycles (3 to 65535)");
+		if (*seen & KPMC_SEEN_LDLAT)
+			return fail(err, errlen, tok, len, "given twice");
+		*seen |= KPMC_SEEN_LDLAT;
+		c->mem_ldlat = (u32)v;
 		return 0;
 	}
 	if ((klen == 3 && memcmp(tok, "rnd", 3) == 0) ||
@@ -468,6 +480,11 @@ int kpmc_config_parse(const char *buf, size_t len,
 		return fail(err, errlen, buf, len, "muxsamples needs an ebsN sampling counter");
 	if (c.mem && !c.ebs_period)
 		return fail(err, errlen, buf, len, "mem=1 needs an ebsN sampling counter");
+	if (c.mem_ldlat && !c.mem)
+		return fail(err, errlen, buf, len, "ldlat needs mem=1 (memory sampling)");
+	if (c.mem_ldlat && !pmu->mem_ldlat)
+		return fail(err, errlen, buf, len,
+			    "ldlat: this PMU's memory sampling has no load-latency threshold");
 	*cfg = c;
 	return 0;
 }
@@ -531,6 +548,11 @@ int kpmc_config_format(const struct kpmc_config *cfg, char *out, size_t len)
 	}
 	if (cfg->mem) {
 		w = snprintf(out + used, len > used ? len - used : 0, ",mem=1");
+		used += w;
+	}
+	if (cfg->mem_ldlat) {
+		w = snprintf(out + used, len > used ? len - used : 0, ",ldlat=%u",
+			     cfg->mem_ldlat);
 		used += w;
 	}
 	return (int)used;

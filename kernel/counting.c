@@ -56,8 +56,12 @@ bool kpmc_fold(struct kpmc_cpu *c, struct kpmc_thread *t, u64 now)
 		u64 delta = kpmc_counter_delta(raw[i], c->last_raw[i], hw->width_mask[i]);
 
 		if (hw->sampling && i == hw->sampling_index) {
-			/* Counting up from -remaining, the overflow is at 0. */
-			due = delta >= ((0 - c->last_raw[i]) & hw->width_mask[i]);
+			/*
+			 * Counting up from -remaining, the overflow is at 0;
+			 * an external sampler says itself when it is due.
+			 */
+			due = !hw->sampling_external &&
+			      delta >= ((0 - c->last_raw[i]) & hw->width_mask[i]);
 			t->sampling_raw = raw[i];
 		}
 		t->acc[i] += delta;
@@ -166,10 +170,8 @@ static void emit_mem(struct kpmc_thread *t, struct pt_regs *regs)
 	rec.pid = t->pid;
 	rec.tid = t->tid;
 	rec.nsample = t->nsample;
-	if (regs && user_mode(regs))
+	if (regs)
 		kpmc_backend->mem_sample(regs, &rec.mem);
-	else if (regs)
-		rec.mem.flags = KPMC_MEM_F_KERNEL;
 	if (regs && !rec.mem.ip)
 		rec.mem.ip = instruction_pointer(regs);
 	if (t->session)
@@ -401,6 +403,18 @@ void kpmc_pmu_overflow(void)
 	 */
 	if (!t || !thw(t)->sampling || in_nmi())
 		return;
+	/*
+	 * An external sampler's interrupt (AMD IBS) is t's if its sample is
+	 * still pending: loading another thread's counters discards it.
+	 */
+	if (thw(t)->sampling_external) {
+		if (!kpmc_backend->mem_pending(thw(t)))
+			return;
+		kpmc_fold(c, t, ktime_get_ns());
+		sampling_take(c, t, true, get_irq_regs());
+		maybe_rotate(c, t);
+		return;
+	}
 	if (kpmc_fold(c, t, ktime_get_ns())) {
 		/* The interrupted context: where a memory sample looks for its access. */
 		sampling_take(c, t, true, get_irq_regs());

@@ -75,8 +75,10 @@ static int info_show(struct seq_file *m, void *v)
 		seq_printf(m, "general_counters: %u (pmc%u-pmc%u)\n",
 			   kpmc_pmu.nr_counters - kpmc_pmu.nr_fixed, kpmc_pmu.nr_fixed,
 			   kpmc_pmu.nr_counters - 1);
-		seq_printf(m, "memory_sampling: %s\n", kpmc_backend->mem_sample ?
-			   kpmc_backend->mem_source : "none");
+		seq_printf(m, "memory_sampling: %s%s\n",
+			   kpmc_backend->mem_sample && kpmc_pmu.mem_source ?
+			   kpmc_pmu.mem_source : "none",
+			   kpmc_pmu.mem_ldlat ? " (ldlat)" : "");
 		seq_puts(m, "counter_width:");
 		for (i = 0; i < kpmc_pmu.nr_counters; i++)
 			seq_printf(m, " %u", kpmc_pmu.width[i]);

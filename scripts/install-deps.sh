@@ -8,8 +8,8 @@ pkgs=(make gcc bc flex bison libelf-dev cpio busybox-static
 	libcmocka-dev libpfm4-dev libncurses-dev linux-headers-amd64 linux-kbuild-6.1
 	libssl-dev xz-utils patch libpfm4-dev:arm64 python3 tmux pkgconf binutils
 	debhelper dh-dkms dpkg-dev fakeroot debootstrap dwarves device-tree-compiler
-	libdw-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev gnuplot-nox
-	libdw-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64)
+	libdw-dev gnuplot-nox libhwloc-dev
+	libdw-dev:arm64 libelf-dev:arm64 libhwloc-dev:arm64)
 
 missing=()
 for p in "${pkgs[@]}"; do

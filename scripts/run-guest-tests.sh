@@ -39,7 +39,8 @@ if [ -n "$bad$bad_dmesg" ]; then
 fi
 # Files a test handed out (lib.sh's artifact: "KPMC-ARTIFACT NAME: line"),
 # into WORKDIR/artifacts; heat maps (heat_*.dat) rendered as PNG next to
-# them: a rendering that fails is a failed test.
+# them, kpmc mem's JSON reports (mem_*.json) checked: a rendering or a check
+# that fails is a failed test.
 rm -rf "$work/artifacts"
 if grep -aq '^KPMC-ARTIFACT ' "$log"; then
 	mkdir -p "$work/artifacts"
@@ -55,6 +56,17 @@ if grep -aq '^KPMC-ARTIFACT ' "$log"; then
 			passed=$((passed + 1))
 		else
 			echo "$label: FAIL heatmap_rendered $(basename "$dat"): $(tail -n 2 "${dat%.dat}.err")"
+			extra=$((extra + 1))
+		fi
+	done
+	# kpmc mem --json reports (mem_*.json): JSON, and each view sums to the run's totals.
+	for js in "$work"/artifacts/mem_*.json; do
+		[ -e "$js" ] || continue
+		if why=$(python3 "$top/tests/host/check_mem_json.py" "$js" 2>&1); then
+			echo "$label: PASS mem_json_consistent $(basename "$js"): $why"
+			passed=$((passed + 1))
+		else
+			echo "$label: FAIL mem_json_consistent $(basename "$js"): $why"
 			extra=$((extra + 1))
 		fi
 	done

@@ -227,6 +227,7 @@ for b in "${boots[@]}"; do
 	mkdir -p "$r/bin" "$r/tests/bin" "$r/tests/guest"
 	cp "$out/kpmc.ko" "$r/kpmc.ko"
 	cp "$build/x86_64/bin/kpmc" "$r/bin/"
+	"$top/scripts/guest-libs.sh" x86_64 "$r" "$r/bin/kpmc"
 	cp "$build/x86_64/progs/"* "$r/tests/bin/"
 	cp "$top"/tests/guest/*.sh "$r/tests/guest/"
 	s=$(date +%s)

@@ -45,7 +45,7 @@ static void usage(FILE *f)
 		"usage: kpmc -c CONFIG [-T SECS] [-k RECORDS] [-o FILE] [-A] -- PROG [ARGS...]\n"
 		"       kpmc -c CONFIG [-T SECS] [-k RECORDS] [-o FILE] [-A] -p TID\n"
 		"       kpmc -S [-C CPUS] [-X] -c CONFIG [-T SECS] [-o FILE] [-A] -- PROG [ARGS...]\n"
-		"       kpmc mem [-e PERIOD] [-n TOP] [-c CONFIG] [-o FILE] [--csv] [-w FILE]\n"
+		"       kpmc mem [-e PERIOD] [-n TOP] [-c CONFIG] [-o FILE] [--csv|--json] [-w FILE]\n"
 		"                [--heatmap NAME:ROWSxCOLS:FILE] -- PROG [ARGS...]\n"
 		"       kpmc -L [TEXT] | -I\n"
 		"  -c CONFIG  event names: instr,cycles:u,llc_misses:ebs=100000 (PMCTrack's\n"
@@ -75,7 +75,10 @@ static void usage(FILE *f)
 		"  -I         print /proc/kpmc/info and the monitoring modules\n"
 		"kpmc mem: memory sampling (mem=1): every sample's data access, reported by\n"
 		"  instruction (function+offset, source line) and by data object (the\n"
-		"  program's data symbols, heap, stack, mappings); --csv: Mitos's columns\n"
+		"  program's data symbols, heap, stack, mappings) and by CPU (core, package,\n"
+		"  NUMA node, last-level cache, through hwloc); --csv: every sample with\n"
+		"  Mitos's columns; --json: the views as one JSON object. Latency and\n"
+		"  %%L1..%%RAM columns where the source measures them (PEBS, IBS)\n"
 		"  -e PERIOD  a sample every PERIOD (+/- PERIOD/4, staying above 10000) user\n"
 		"             cycles (default 20000)\n"
 		"  -n TOP     rows per view (default 20)\n"
@@ -539,7 +542,8 @@ int main(int argc, char **argv)
 	};
 	const char *rawfile = NULL, *replay = NULL;
 	/* kpmc mem: memory sampling and its report. */
-	int mem_mode = 0, mem_csv = 0;
+	int mem_mode = 0;
+	enum kpmc_memrep_form mem_form = KPMC_MEMREP_TEXT;
 	unsigned long mem_period = 20000, mem_top = 20;
 	char mem_cfg[KPMC_MAX_SETS][1100];
 	struct { char name[64], file[256]; unsigned int rows, cols; } heat[4];
@@ -646,12 +650,15 @@ int main(int argc, char **argv)
 			break;
 		case 1:
 			if (mem_mode)
-				mem_csv = 1;
+				mem_form = KPMC_MEMREP_CSV;
 			else
 				t.format = OUT_CSV;
 			break;
 		case 2:
-			t.format = OUT_JSON;
+			if (mem_mode)
+				mem_form = KPMC_MEMREP_JSON;
+			else
+				t.format = OUT_JSON;
 			break;
 		case 'w':
 			rawfile = optarg;
@@ -940,7 +947,7 @@ int main(int argc, char **argv)
 	if (t.memrep) {
 		char why[256];
 
-		kpmc_memrep_print(t.memrep, report, (unsigned int)mem_top, mem_csv);
+		kpmc_memrep_print(t.memrep, report, (unsigned int)mem_top, mem_form);
 		for (unsigned int h = 0; h < nheat; h++) {
 			if (kpmc_memrep_heatmap(t.memrep, heat[h].name, heat[h].rows, heat[h].cols,
 						heat[h].file, why, sizeof(why))) {

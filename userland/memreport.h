@@ -3,7 +3,8 @@
  * kpmc mem's reports (memreport.c): the memory samples of a run, by
  * instruction (address -> function+offset and source line through elfutils
  * libdw) and by data object (the executable's data symbols; heap, stack or
- * a mapping otherwise), or as Mitos's samples.csv.
+ * a mapping otherwise) and by CPU with its place in the machine (hwloc),
+ * as text or JSON, or as Mitos's samples.csv.
  */
 #ifndef KPMC_MEMREPORT_H
 #define KPMC_MEMREPORT_H
@@ -30,7 +31,12 @@ int kpmc_memrep_snapshot(struct kpmc_memrep *m, pid_t pid);
  */
 int kpmc_memrep_heatmap(struct kpmc_memrep *m, const char *name, unsigned int rows,
 			unsigned int cols, const char *path, char *why, size_t len);
-/* The reports: top N instructions and objects; csv: Mitos's columns instead. */
-void kpmc_memrep_print(struct kpmc_memrep *m, FILE *out, unsigned int top, int csv);
+/*
+ * The reports: top N instructions and objects, and the samples per CPU with
+ * the CPU's place in the machine (hwloc); as text, as one JSON object, or
+ * every sample as Mitos's CSV.
+ */
+enum kpmc_memrep_form { KPMC_MEMREP_TEXT, KPMC_MEMREP_CSV, KPMC_MEMREP_JSON };
+void kpmc_memrep_print(struct kpmc_memrep *m, FILE *out, unsigned int top, enum kpmc_memrep_form form);
 
 #endif

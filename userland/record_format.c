@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "record_format.h"
+#include "memaccess.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -124,13 +125,6 @@ int kpmc_format_header(const struct kpmc_columns *cols, char *out, size_t len)
 	return (int)used;
 }
 
-const char *kpmc_mem_op_name(unsigned int op)
-{
-	static const char *const names[] = { "none", "load", "store", "load+store" };
-
-	return op < sizeof(names) / sizeof(names[0]) ? names[op] : "?";
-}
-
 int kpmc_format_mem(const struct kpmc_record *rec, char *out, size_t len)
 {
 	const struct kpmc_mem_access *m = &rec->mem;
@@ -154,6 +148,17 @@ int kpmc_format_mem(const struct kpmc_record *rec, char *out, size_t len)
 	else
 		put(out, len, &used, " addr=lost");
 	put(out, len, &used, " %s skid=%u", m->flags & KPMC_MEM_F_EXACT ? "exact" : "approx", m->skid);
+	if (m->flags & KPMC_MEM_F_LATENCY)
+		put(out, len, &used, " latency=%u", m->latency);
+	if (m->flags & KPMC_MEM_F_SOURCE) {
+		put(out, len, &used, " level=%s", kpmc_mem_level_name(m->source));
+		if (KPMC_MEM_SRC_SNOOP(m->source))
+			put(out, len, &used, " snoop=%s", kpmc_mem_snoop_name(m->source));
+		if (m->source & (KPMC_MEM_SRC_TLB1_MISS | KPMC_MEM_SRC_TLB2_MISS))
+			put(out, len, &used, " tlb=%s", kpmc_mem_tlb_name(m->source));
+		if (m->source & KPMC_MEM_SRC_LOCKED)
+			put(out, len, &used, " locked");
+	}
 	return (int)used;
 }
 

@@ -31,7 +31,6 @@ const char *kpmc_record_kind_name(unsigned int kind, char *buf, size_t len);
  */
 int kpmc_format_header(const struct kpmc_columns *cols, char *out, size_t len);
 /* A MEM record (memory sampling) as one line of the text trace. */
-const char *kpmc_mem_op_name(unsigned int op);
 int kpmc_format_mem(const struct kpmc_record *rec, char *out, size_t len);
 int kpmc_format_row(const struct kpmc_columns *cols, const struct kpmc_record *rec,
 		    char *out, size_t len);

@@ -104,6 +104,32 @@ grep -q '^# [0-9]* memory samples of /tests/bin/memobjects' $OUT/memshort.txt ||
 	r="$r short run: $(head -n 1 $OUT/memshort.txt);"
 verdict arm64_kpmc_mem_views_match_records "$r"
 
+# The topology view (hwloc): one row per CPU that took samples, which
+# together hold every sample at an access; hwloc sees this guest's CPUs. On
+# one CPU the row is exact: CPU 0, core 0, package 0, NUMA node 0. The JSON
+# report of a run has the same views; the host checks that each sums to the
+# run's totals (tests/host/check_mem_json.py).
+r=""
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+at=$(sed -n 's/^# [0-9]* memory samples of [^:]*: \([0-9]*\) at a load or store.*/\1/p' $OUT/memrep.txt)
+sed -n '/^# topology view/,$p' $OUT/memrep.txt
+grep -q "^# topology view (hwloc: [0-9]* packages*, [0-9]* cores*, $ncpu PUs*, 1 NUMA node)" $OUT/memrep.txt ||
+	r="topology for $ncpu CPUs: $(grep '^# topology' $OUT/memrep.txt);"
+sum=$(sed -n '/^# topology view/,$p' $OUT/memrep.txt | awk -v n=$ncpu 'NR > 2 { s += $1; if ($3 >= n) bad++ } END { print bad ? -1 : s + 0 }')
+[ -n "$at" ] && [ "$sum" = "$at" ] || r="$r topology rows sum to '$sum', expected '$at';"
+if [ "$ncpu" = 1 ]; then
+	row=$(sed -n '/^# topology view/,$p' $OUT/memrep.txt | awk 'NR > 2 { print $1, $3, $4, $5, $6 }')
+	[ "$row" = "$at 0 0 0 0" ] || r="$r topology row '$row', expected '$at 0 0 0 0';"
+fi
+kpmc mem --json -n 100000 -e 15000 -o $OUT/mem_objects.json -- "$BIN/memobjects" 30 >/dev/null 2>&1 ||
+	r="$r kpmc mem --json failed;"
+[ "$ncpu" != 1 ] || grep -q '^{"cpu":0,"core":0,"package":0,"numa":0,' $OUT/mem_objects.json ||
+	r="$r JSON cpus: $(grep -A1 '"cpus"' $OUT/mem_objects.json);"
+grep -q '^{"object":"a","bytes":32768,"samples":[0-9]*,"loads":[0-9]*,"stores":0,' $OUT/mem_objects.json ||
+	r="$r JSON objects: $(grep -A1 '"objects"' $OUT/mem_objects.json);"
+artifact $OUT/mem_objects.json mem_objects.json
+verdict arm64_kpmc_mem_topology_json "$r"
+
 # Heat maps of a and b (kpmc mem --heatmap): samples of a spread over all 64
 # rows, b's all in row 3; each sums to the data view's count. The host
 # renders them with gnuplot (build/arm64/run/artifacts/heat_*.png).
@@ -129,5 +155,9 @@ echo "pmc0,mem=1" >/proc/kpmc/config 2>/dev/null && r="mem=1 without ebs accepte
 dmesg | tail -n 1 | grep -q "mem=1 needs an ebsN" || r="$r no reason in dmesg: $(dmesg | tail -n 1);"
 echo "pmc0,ebs0=100000,mem=2" >/proc/kpmc/config 2>/dev/null && r="$r mem=2 accepted;"
 dmesg | tail -n 1 | grep -q "'mem=2'" || r="$r the bad token is not named: $(dmesg | tail -n 1);"
+# A load-latency threshold needs a source that has one (PEBS): decoded has none.
+echo "pmc0,ebs0=100000,mem=1,ldlat=30" >/proc/kpmc/config 2>/dev/null && r="$r ldlat accepted;"
+dmesg | tail -n 1 | grep -q "ldlat: this PMU's memory sampling has no load-latency threshold" ||
+	r="$r no reason for ldlat in dmesg: $(dmesg | tail -n 1);"
 verdict arm64_mem_bad_input "$r"
 rmmod kpmc

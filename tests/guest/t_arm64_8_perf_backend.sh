@@ -26,4 +26,14 @@ wait $hp
 running=$(sed -n 's/.*running=\([0-9]*\).*/\1/p' $OUT/hold.txt)
 [ -n "$running" ] && [ "$running" -gt 0 ] || r="$r perfhold was not counting: $(cat $OUT/hold.txt);"
 verdict arm64_perf_backend_coexists "$r"
+
+# Memory sampling through perf needs a data-address sampler in-kernel events
+# can use; on arm64 that is SPE, whose samples go to an AUX buffer: refused,
+# with the reason and the backend that can, and the info line says none.
+r=""
+echo "pmc1=0x400000008,ebs1=100000,mem=1" >/proc/kpmc/config 2>/dev/null && r="mem=1 accepted by the perf backend;"
+dmesg | tail -n 1 | grep -q "mem=1: perf has no data-address sampling for in-kernel events on arm64 (SPE writes to an AUX buffer); the arm64 backend decodes instructions" ||
+	r="$r no reason in dmesg: $(dmesg | tail -n 1);"
+grep -q '^memory_sampling: none$' /proc/kpmc/info || r="$r info: $(grep memory_sampling /proc/kpmc/info);"
+verdict arm64_perf_backend_refuses_mem_with_reason "$r"
 rmmod kpmc

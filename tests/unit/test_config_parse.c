@@ -255,6 +255,20 @@ static void test_ebs_configs(void **state)
 	assert_string_equal(out, "pmc1=0x8,usr1=1,os1=0,ebs1=100000,mem=1");
 	assert_int_equal(parse("pmc1=0x8,ebs1=100000,mem=0", &c, err), 0);
 	assert_false(c.mem);
+	/* A load-latency threshold, where the PMU's memory sampling has one. */
+	assert_int_equal(parse("pmc1=0x8,ebs1=100000,mem=1,ldlat=30", &c, err), -EINVAL);
+	assert_string_equal(err, "'pmc1=0x8,ebs1=100000,mem=1,ldlat=30': "
+			    "ldlat: this PMU's memory sampling has no load-latency threshold");
+	pmu.mem_ldlat = true;
+	assert_int_equal(parse("pmc1=0x8,ebs1=100000,mem=1,ldlat=30", &c, err), 0);
+	assert_int_equal(c.mem_ldlat, 30);
+	kpmc_config_format(&c, out, sizeof(out));
+	assert_string_equal(out, "pmc1=0x8,usr1=1,os1=0,ebs1=100000,mem=1,ldlat=30");
+	assert_int_equal(parse("pmc1=0x8,ebs1=100000,ldlat=30", &c, err), -EINVAL);
+	assert_string_equal(err, "'pmc1=0x8,ebs1=100000,ldlat=30': ldlat needs mem=1 (memory sampling)");
+	assert_int_equal(parse("pmc1=0x8,ebs1=100000,mem=1,ldlat=2", &c, err), -EINVAL);
+	assert_string_equal(err, "'ldlat=2': ldlat wants a load-latency threshold in cycles (3 to 65535)");
+	pmu.mem_ldlat = false;
 
 	/* 32-bit counter: the period (+ range) must fit. */
 	assert_int_equal(parse("pmc1=0x8,ebs1=4294967295", &c, err), 0);
@@ -280,6 +294,9 @@ static void test_ebs_configs(void **state)
 		"pmc0,ebs0=100000,mem=2",
 		"pmc0,ebs0=100000,mem",
 		"pmc0,ebs0=100000,mem=1,mem=1",
+		"pmc0,ebs0=100000,mem=1,ldlat=65536",
+		"pmc0,ebs0=100000,mem=1,ldlat=",
+		"pmc0,ebs0=100000,mem=1,ldlat=1,ldlat=1",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memset(&c, 0x5a, sizeof(c));

@@ -94,6 +94,21 @@ static void test_rows(void **state)
 		m.mem.skid = 3;
 		kpmc_format_mem(&m, line, sizeof(line));
 		assert_string_equal(line, "      3      98      98     mem ip=0x4008bc load size=8 addr=lost approx skid=3");
+		/* A hardware sampler's load: latency and where the data came from. */
+		m.mem.skid = 0;
+		m.mem.addr = 0x7fff0010;
+		m.mem.flags = KPMC_MEM_F_ADDR | KPMC_MEM_F_EXACT | KPMC_MEM_F_HARDWARE |
+			      KPMC_MEM_F_LATENCY | KPMC_MEM_F_SOURCE;
+		m.mem.latency = 212;
+		m.mem.source = KPMC_MEM_SRC(KPMC_MEM_LVL_REMOTE_RAM, KPMC_MEM_SNOOP_HITM) |
+			       KPMC_MEM_SRC_TLB1_MISS | KPMC_MEM_SRC_TLB2_MISS | KPMC_MEM_SRC_LOCKED;
+		kpmc_format_mem(&m, line, sizeof(line));
+		assert_string_equal(line, "      3      98      98     mem ip=0x4008bc load size=8 addr=0x7fff0010 exact skid=0 "
+				    "latency=212 level=remote-RAM snoop=hitm tlb=L2-miss locked");
+		m.mem.source = KPMC_MEM_SRC(KPMC_MEM_LVL_L1, KPMC_MEM_SNOOP_NA);
+		kpmc_format_mem(&m, line, sizeof(line));
+		assert_string_equal(line, "      3      98      98     mem ip=0x4008bc load size=8 addr=0x7fff0010 exact skid=0 "
+				    "latency=212 level=L1");
 		m.mem.op = KPMC_MEM_OP_NONE;
 		kpmc_format_mem(&m, line, sizeof(line));
 		assert_string_equal(line, "      3      98      98     mem ip=0x4008bc no-access");

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "memsample.h"
+#include "memaccess.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -185,12 +186,6 @@ int kpmc_mem_set_handler(kpmc_mem_fn fn, void *arg)
 	return 0;
 }
 
-static const char *op_name(uint32_t op)
-{
-	return op == KPMC_MEM_OP_LOAD ? "load" : op == KPMC_MEM_OP_STORE ? "store" :
-	       op == KPMC_MEM_OP_LOAD_STORE ? "load+store" : "??";
-}
-
 void kpmc_lib_mem_each(kpmc_mem_fn fn, void *arg, long *n)
 {
 	size_t i;
@@ -200,40 +195,29 @@ void kpmc_lib_mem_each(kpmc_mem_fn fn, void *arg, long *n)
 	*n = (long)nkept;
 }
 
-/* Mitos's processed samples.csv: the same columns, "??" where unknown. */
+/* Mitos's processed samples.csv, the kpmc CLI's columns (memaccess.c). */
 static void csv_row(const struct kpmc_mem_sample *s, void *arg)
 {
 	FILE *f = arg;
-	char idx[3][24];
-	unsigned int d;
+	struct kpmc_mem_access a = {
+		.ip = s->ip, .addr = s->addr, .size = s->size, .op = (uint16_t)s->op,
+		.flags = (uint16_t)s->flags, .latency = s->latency, .source = s->source,
+	};
+	struct kpmc_mem_row row = {
+		.pid = (int)getpid(), .tid = s->tid, .cpu = s->cpu, .time_ns = s->time_ns,
+	};
 
-	for (d = 0; d < KPMC_MEM_MAX_DIMS; d++) {
-		if (s->object[0] && d < s->ndims)
-			snprintf(idx[d], sizeof(idx[d]), "%llu", (unsigned long long)s->index[d]);
-		else
-			strcpy(idx[d], "??");
+	if (s->object[0]) {
+		row.variable = s->object;
+		row.buffer_size = s->object_bytes;
+		row.ndims = s->ndims;
+		row.index = s->index;
 	}
-	fprintf(f, "??,??,??,%u,0x%llx,%s,%zu,%u,%s,%s,%s,%d,%u,%llu,",
-		s->size, (unsigned long long)s->ip, s->object[0] ? s->object : "??",
-		s->object_bytes, s->ndims, idx[0], idx[1], idx[2], (int)getpid(), s->tid,
-		(unsigned long long)s->time_ns);
-	if (s->flags & KPMC_MEM_F_ADDR)
-		fprintf(f, "0x%llx,", (unsigned long long)s->addr);
-	else
-		fprintf(f, "??,");
-	fprintf(f, "%u,", s->cpu);
-	if (s->flags & KPMC_MEM_F_LATENCY)
-		fprintf(f, "%u,", s->latency);
-	else
-		fprintf(f, "??,");
-	fprintf(f, "??,??,%s,??,??\n", op_name(s->op));
+	kpmc_mem_csv_row(f, &a, &row);
 }
-
-static const char *const kpmc_mem_csv_header =
-	"source,line,instruction,bytes,ip,variable,buffer_size,dims,xidx,yidx,zidx,pid,tid,time,addr,cpu,latency,level,hit_type,op_type,snoop_mode,tlb_access";
 
 void kpmc_lib_mem_csv(FILE *f, long *n)
 {
-	fprintf(f, "%s\n", kpmc_mem_csv_header);
+	kpmc_mem_csv_header(f);
 	kpmc_lib_mem_each(csv_row, f, n);
 }

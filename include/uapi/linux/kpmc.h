@@ -67,6 +67,43 @@ enum kpmc_mem_op {
 #define KPMC_MEM_F_PAIR		(1u << 7)	/* two registers (LDP/STP...): size covers both */
 #define KPMC_MEM_F_SIMD		(1u << 8)	/* SIMD&FP registers */
 #define KPMC_MEM_F_ATOMIC	(1u << 9)	/* exclusive, acquire/release or atomic */
+/* Source: a hardware memory sampler tagged the access itself (PEBS, IBS, SPE). */
+#define KPMC_MEM_F_HARDWARE	(1u << 10)
+
+/*
+ * struct kpmc_mem_access.source (KPMC_MEM_F_SOURCE): where the data came
+ * from, as the hardware reports it (Intel PEBS load latency, AMD IBS Op).
+ * Bits 7:0 the level (enum kpmc_mem_level), 11:8 the snoop result (enum
+ * kpmc_mem_snoop), then flags.
+ */
+enum kpmc_mem_level {
+	KPMC_MEM_LVL_NA = 0,		/* the source did not say */
+	KPMC_MEM_LVL_L1 = 1,
+	KPMC_MEM_LVL_LFB = 2,		/* a fill buffer: a miss to the same line in flight */
+	KPMC_MEM_LVL_L2 = 3,
+	KPMC_MEM_LVL_L3 = 4,		/* the last-level cache of this core's cluster/socket */
+	KPMC_MEM_LVL_PEER_CACHE = 5,	/* another cluster's (CCX's) cache on the same node */
+	KPMC_MEM_LVL_REMOTE_CACHE = 6,	/* a cache on another node (socket) */
+	KPMC_MEM_LVL_RAM = 7,		/* this node's DRAM */
+	KPMC_MEM_LVL_REMOTE_RAM = 8,	/* another node's DRAM */
+	KPMC_MEM_LVL_EXT_MEM = 9,	/* memory behind an expander (CXL) */
+	KPMC_MEM_LVL_IO = 10,		/* MMIO, configuration space */
+	KPMC_MEM_LVL_UNCACHED = 11,
+	KPMC_MEM_LVL_L3_MISS = 12,	/* beyond the last-level cache, where not known */
+};
+enum kpmc_mem_snoop {
+	KPMC_MEM_SNOOP_NA = 0,
+	KPMC_MEM_SNOOP_NONE = 1,	/* no snoop was needed */
+	KPMC_MEM_SNOOP_HIT = 2,		/* another core held the line clean */
+	KPMC_MEM_SNOOP_HITM = 3,	/* another core held the line modified */
+	KPMC_MEM_SNOOP_MISS = 4,	/* snooped, no other core held it */
+};
+#define KPMC_MEM_SRC_LEVEL(s)		((s) & 0xffu)
+#define KPMC_MEM_SRC_SNOOP(s)		(((s) >> 8) & 0xfu)
+#define KPMC_MEM_SRC(level, snoop)	((__u32)(level) | (__u32)(snoop) << 8)
+#define KPMC_MEM_SRC_TLB1_MISS		(1u << 12)	/* first-level data TLB missed */
+#define KPMC_MEM_SRC_TLB2_MISS		(1u << 13)	/* second-level (STLB) missed: a page walk */
+#define KPMC_MEM_SRC_LOCKED		(1u << 14)	/* a locked (atomic) access */
 
 /* KPMC_REC_MEM's payload. */
 struct kpmc_mem_access {

@@ -25,6 +25,14 @@ struct kpmc_hw_config {
 	bool sampling;
 	unsigned int sampling_index;
 	u64 irq_bits;				/* backend's mask for its interrupt enable */
+	/*
+	 * The samples are triggered by a sampler beside the counters (AMD's
+	 * IBS), programmed from the sampling counter's value by load() and
+	 * write(): the counter itself never interrupts, and a sample is due
+	 * when the backend says so (mem_pending), not when the counter passes
+	 * its overflow.
+	 */
+	bool sampling_external;
 	void *priv;				/* backend's own, freed by its release() */
 };
 
@@ -103,15 +111,22 @@ struct kpmc_backend {
 	void (*cpu_going_offline)(unsigned int cpu);
 	void (*cpu_reset)(void);
 	/*
-	 * Optional, memory sampling (mem=1): the data access of the sample
-	 * that the overflow interrupt took at regs, user-mode registers of the
-	 * current task (hard IRQ, this CPU): fill out's ip, addr, size, op,
-	 * flags and skid (out is zeroed). Reads user memory without faulting;
-	 * no sleeping, no allocation. A backend without it refuses mem=1.
+	 * Optional, memory sampling (mem=1; the PMU desc's mem_source says
+	 * from where): the data access of the sample that the overflow
+	 * interrupt took at regs, the interrupted context of the current task
+	 * (hard IRQ, this CPU): fill out (zeroed) with ip, addr, size, op,
+	 * flags, skid, and latency and source where the hardware gives them.
+	 * A hardware sampler (PEBS, IBS) hands over the record its interrupt
+	 * kept for this CPU, once; the decoded source reads user memory
+	 * without faulting. No sleeping, no allocation. A backend without it
+	 * refuses mem=1.
 	 */
 	void (*mem_sample)(struct pt_regs *regs, struct kpmc_mem_access *out);
-	/* Where its memory samples come from, for the refusal's message. */
-	const char *mem_source;
+	/*
+	 * Optional, for hw->sampling_external (hard IRQ, this CPU): does this
+	 * CPU hold a sample its hardware sampler took since hw was loaded?
+	 */
+	bool (*mem_pending)(const struct kpmc_hw_config *hw);
 };
 
 /* Backends built for this architecture, NULL-terminated (backends/registry.c). */

@@ -16,6 +16,8 @@
  *   counter moved from 0 to 31 in 6.8 (event counter n is index n, no longer
  *   n + 1); the PMUVer field of ID_AA64DFR0_EL1 was renamed in 6.0.
  * - IRQ_WORK_INIT_HARD exists from 5.11 (PREEMPT_RT's hard-IRQ irq_work).
+ * - perf samples: the weight became a union in 5.12; 6.1 marks the fields
+ *   a PMU driver filled in sample_flags and no longer clears the others.
  * - x86: rdmsrl/wrmsrl/rdmsrl_safe became rdmsrq/wrmsrq/rdmsrq_safe in
  *   6.16; cpuid_count() moved to <asm/cpuid/api.h>.
  * - hrtimer_setup() replaced hrtimer_init() + ->function in 6.13; the old
@@ -61,6 +63,25 @@ static inline void kpmc_vm_flags_mod(struct vm_area_struct *vma,
 {
 	vma->vm_flags = (vma->vm_flags | set) & ~clear;
 }
+#endif
+
+/* ---- perf samples (the perf backend's memory sampling) --------------------- */
+
+struct perf_sample_data;
+/*
+ * A sample's fields are only valid where the PMU driver filled them: 6.1
+ * flags each one filled in sample_flags (the others are left unset); before,
+ * perf_sample_data_init() cleared them all. The weight became a union in 5.12.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define KPMC_PERF_SAMPLE_HAS(data, bit)	(((data)->sample_flags & (bit)) != 0)
+#else
+#define KPMC_PERF_SAMPLE_HAS(data, bit)	((void)(data), (void)(bit), true)
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 12, 0)
+#define KPMC_PERF_SAMPLE_WEIGHT(data)	((data)->weight.full)
+#else
+#define KPMC_PERF_SAMPLE_WEIGHT(data)	((data)->weight)
 #endif
 
 /* ---- hrtimers ------------------------------------------------------------- */

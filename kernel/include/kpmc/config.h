@@ -67,6 +67,13 @@ struct kpmc_pmu_desc {
 	int (*check_request)(const struct kpmc_pmu_desc *pmu, unsigned int slot,
 			     const struct kpmc_counter_req *req, char *why, size_t len);
 	const void *priv;
+	/*
+	 * Memory sampling (mem=1) on this CPU: where the samples' accesses
+	 * come from, in words (NULL: none), and whether a load-latency
+	 * threshold (ldlat=) applies.
+	 */
+	const char *mem_source;
+	bool mem_ldlat;
 	unsigned int nr_core_types;	/* 0: every CPU has the same PMU */
 	struct kpmc_core_type core_type[KPMC_MAX_CORE_TYPES];
 };
@@ -103,7 +110,13 @@ struct kpmc_config {
 	u32 mux_samples;
 	/* Each EBS sample is followed by a MEM record: its data access (memory sampling). */
 	bool mem;
+	/* Memory sampling: only loads of at least this many cycles (0: any). */
+	u32 mem_ldlat;
 };
+
+/* The load-latency threshold's range (Intel's PEBS load latency has the narrowest). */
+#define KPMC_LDLAT_MIN	3
+#define KPMC_LDLAT_MAX	65535
 
 /* What a thread counts: one set, or several rotated round-robin. */
 struct kpmc_config_sets {

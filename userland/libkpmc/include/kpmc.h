@@ -170,6 +170,14 @@ int kpmc_sample_stats(struct kpmc_sample_stats *st);
 /* kpmc_mem_sample.flags (the kernel's KPMC_MEM_F_*, include/uapi/linux/kpmc.h) */
 #define KPMC_MEM_HAS_ADDR	(1u << 0)	/* addr is the data address accessed */
 #define KPMC_MEM_EXACT		(1u << 1)	/* the instruction right before the interrupt */
+#define KPMC_MEM_HAS_LATENCY	(1u << 3)	/* latency holds the load's cycles */
+/*
+ * source holds where the data came from: the kernel's encoding
+ * (KPMC_MEM_SRC_LEVEL(), KPMC_MEM_SRC_SNOOP(), KPMC_MEM_SRC_TLB2_MISS... of
+ * <linux/kpmc.h>). Hardware samplers only (PEBS, IBS).
+ */
+#define KPMC_MEM_HAS_SOURCE	(1u << 4)
+#define KPMC_MEM_HARDWARE	(1u << 10)	/* a hardware sampler tagged the access itself */
 
 struct kpmc_mem_sample {
 	uint64_t ip;			/* the memory instruction (or the interrupted PC) */
