@@ -38,8 +38,8 @@ if [ -n "$bad$bad_dmesg" ]; then
 	extra=$((extra + 1))
 fi
 # Files a test handed out (lib.sh's artifact: "KPMC-ARTIFACT NAME: line"),
-# into WORKDIR/artifacts; heat maps (heat_*.dat) rendered as PNG next to
-# them, kpmc mem's JSON reports (mem_*.json) checked: a rendering or a check
+# into WORKDIR/artifacts; heat maps (heat_*.dat, and libkpmc objects from a
+# Mitos CSV: heatcsv_*.csv) rendered as PNG next to them, kpmc mem's JSON reports (mem_*.json) checked: a rendering or a check
 # that fails is a failed test.
 rm -rf "$work/artifacts"
 if grep -aq '^KPMC-ARTIFACT ' "$log"; then
@@ -56,6 +56,20 @@ if grep -aq '^KPMC-ARTIFACT ' "$log"; then
 			passed=$((passed + 1))
 		else
 			echo "$label: FAIL heatmap_rendered $(basename "$dat"): $(tail -n 2 "${dat%.dat}.err")"
+			extra=$((extra + 1))
+		fi
+	done
+	# Mitos CSVs of libkpmc objects (heatcsv_OBJECT_ROWSxCOLS.csv): OBJECT's heat map.
+	for csv in "$work"/artifacts/heatcsv_*.csv; do
+		[ -e "$csv" ] || continue
+		spec=$(basename "$csv" .csv)
+		spec=${spec#heatcsv_}
+		png=${csv%.csv}.png
+		if "$top/scripts/heatmap.sh" --csv "$csv" "${spec%_*}" "${spec##*_}" "$png" 2>"${csv%.csv}.err"; then
+			echo "$label: PASS heatmap_rendered $(basename "$png") (libkpmc object ${spec%_*})"
+			passed=$((passed + 1))
+		else
+			echo "$label: FAIL heatmap_rendered $(basename "$csv"): $(tail -n 2 "${csv%.csv}.err")"
 			extra=$((extra + 1))
 		fi
 	done

@@ -59,6 +59,8 @@ for o in a b c; do
 	[ "${want:-0}" -ge 50 ] && [ "$got" -ge "$want" ] || r="$r object $o: $got CSV rows, memlib counted ${want:-none} at the loops;"
 done
 head -n 3 $OUT/mem.csv
+# The host renders b's heat map from this CSV (scripts/heatmap.sh --csv).
+artifact $OUT/mem.csv heatcsv_b_64x64.csv
 verdict arm64_libkpmc_mem_objects_indices_csv "$r"
 
 # kpmc mem: a run reported by instruction (function+offset through libdw)
