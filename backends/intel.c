@@ -21,6 +21,7 @@
  * unit tests run this file unchanged against a model of the MSRs.
  */
 #include "x86_hw.h"
+#include "intel_pebs.h"
 
 #define INTEL_FIXED_SLOTS	3
 #define INTEL_MAX_GP		(KPMC_MAX_COUNTERS - INTEL_FIXED_SLOTS)
@@ -60,10 +61,16 @@ static struct {
 #define INTEL_TYPE_NONE		INTEL_MAX_TYPES
 static u8 intel_cpu_type[KPMC_X86_MAX_CPUS];
 
-/* A hybrid encoding's per-type part (hw->priv); hw itself holds type 0's. */
+/*
+ * An encoding's own part (hw->priv), where it has one: a hybrid part's per
+ * type (hw itself holds type 0's), a memory-sampling set's PEBS.
+ */
 struct intel_enc {
+	bool by_type;
 	u32 absent[INTEL_MAX_TYPES];		/* by hw index: counters the type lacks */
 	u64 enable_bits[INTEL_MAX_TYPES];
+	bool mem;
+	struct intel_pebs_enc pebs;
 };
 
 static unsigned int type_here(void)
@@ -84,7 +91,7 @@ static u32 absent_on(const struct kpmc_hw_config *hw, unsigned int t)
 
 	if (t == INTEL_TYPE_NONE)
 		return (1u << hw->nr) - 1;
-	return e ? e->absent[t] : 0;
+	return e && e->by_type ? e->absent[t] : 0;
 }
 
 static u64 enable_on(const struct kpmc_hw_config *hw, unsigned int t)
@@ -93,7 +100,7 @@ static u64 enable_on(const struct kpmc_hw_config *hw, unsigned int t)
 
 	if (t == INTEL_TYPE_NONE)
 		return 0;
-	return e ? e->enable_bits[t] : hw->enable_bits;
+	return e && e->by_type ? e->enable_bits[t] : hw->enable_bits;
 }
 
 /* The architectural events, as CPUID.0AH:EBX bit i names them. */
@@ -473,6 +480,7 @@ static int intel_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 	desc->check_request = intel_check_request;
 	desc->modifiers = KPMC_MOD_UMASK | KPMC_MOD_CMASK | KPMC_MOD_EDGE | KPMC_MOD_INV |
 			  KPMC_MOD_ANY;
+	intel_pebs_probe(desc, hybrid);
 	return 0;
 }
 
@@ -549,7 +557,27 @@ static int intel_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw
 
 			split_event(req, &ev, &um);
 			r.umask = um;
-			hw->selector[n] = kpmc_x86_evtsel(ev, &r, pmi) | X86_EVTSEL_EN;
+			/*
+			 * A PEBS counter interrupts through the DS buffer's
+			 * threshold (GLOBAL_STATUS bit 62), not its own
+			 * overflow: without INT its overflow raises no second
+			 * PMI for the same sample.
+			 */
+			hw->selector[n] = kpmc_x86_evtsel(ev, &r, pmi && !cfg->mem) | X86_EVTSEL_EN;
+			if (pmi && cfg->mem) {
+				int err = intel_pebs_encode(cfg, (int)slot_gp(slot), ev, um,
+							    &enc.pebs, why, len);
+
+				if (err)
+					return err;
+				enc.mem = true;
+			}
+		}
+		if (pmi && cfg->mem && slot_is_fixed(slot)) {
+			int err = intel_pebs_encode(cfg, -1, 0, 0, &enc.pebs, why, len);
+
+			if (err)
+				return err;
 		}
 		hw->width_mask[n] = width_mask(w);
 		hw->slot[n] = slot;
@@ -562,7 +590,8 @@ static int intel_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw
 		hw->nr++;
 		hw->mask |= 1u << slot;
 	}
-	if (intel.nr_types > 1) {
+	enc.by_type = intel.nr_types > 1;
+	if (enc.by_type || enc.mem) {
 		hw->priv = kpmc_x86_zalloc(sizeof(enc));
 		if (!hw->priv) {
 			snprintf(why, len, "out of memory");
@@ -598,6 +627,23 @@ static void write_counter(const struct intel_pmu *p, unsigned int slot, u64 valu
 		kpmc_x86_wrmsr(MSR_X86_PMC0 + slot_gp(slot), value & 0xffffffffULL);
 }
 
+/* A memory-sampling set: its PEBS on, before the counters are enabled. */
+static void pebs_on(const struct kpmc_hw_config *hw)
+{
+	const struct intel_enc *e = hw->priv;
+
+	if (e && e->mem)
+		intel_pebs_load(&e->pebs);
+}
+
+static void pebs_off(const struct kpmc_hw_config *hw)
+{
+	const struct intel_enc *e = hw->priv;
+
+	if (e && e->mem)
+		intel_pebs_stop();
+}
+
 static void intel_load(const struct kpmc_hw_config *hw, const u64 *start)
 {
 	unsigned int t, i;
@@ -627,6 +673,7 @@ static void intel_load(const struct kpmc_hw_config *hw, const u64 *start)
 	}
 	if (p->version >= 2) {
 		kpmc_x86_wrmsr(MSR_X86_FIXED_CTR_CTRL, fixed_ctrl);
+		pebs_on(hw);
 		kpmc_x86_wrmsr(MSR_X86_PERF_GLOBAL_CTRL, enable_on(hw, t));
 	}
 }
@@ -647,10 +694,12 @@ static void intel_start(const struct kpmc_hw_config *hw)
 	unsigned int t;
 	const struct intel_pmu *p = pmu_here(&t);
 
-	if (p->version >= 2)
+	if (p->version >= 2) {
+		pebs_on(hw);
 		kpmc_x86_wrmsr(MSR_X86_PERF_GLOBAL_CTRL, enable_on(hw, t));
-	else
+	} else {
 		set_gp_enables(hw, true);
+	}
 }
 
 static void intel_stop(const struct kpmc_hw_config *hw)
@@ -658,10 +707,13 @@ static void intel_stop(const struct kpmc_hw_config *hw)
 	unsigned int t;
 	const struct intel_pmu *p = pmu_here(&t);
 
-	if (p->version >= 2)
+	if (p->version >= 2) {
+		/* PEBS off first: no assist between the two writes. */
+		pebs_off(hw);
 		kpmc_x86_wrmsr(MSR_X86_PERF_GLOBAL_CTRL, 0);
-	else
+	} else {
 		set_gp_enables(hw, false);
+	}
 }
 
 static void intel_read(const struct kpmc_hw_config *hw, u64 *raw)
@@ -711,6 +763,8 @@ static bool intel_pmi(void)
 
 	if (!ours)
 		return false;
+	if (ours & X86_GLOBAL_STATUS_PEBS_BUFFER)
+		intel_pebs_drain();
 	kpmc_x86_wrmsr(MSR_X86_PERF_GLOBAL_OVF_CTRL, ours);
 	kpmc_x86_pmi_rearm();
 	return true;
@@ -727,6 +781,7 @@ static void intel_quiesce(void *unused)
 	}
 	for (i = 0; t != INTEL_TYPE_NONE && i < p->nr_gp; i++)
 		kpmc_x86_wrmsr(MSR_X86_PERFEVTSEL0 + i, 0);
+	intel_pebs_quiesce();
 }
 
 static int intel_claim(u32 mask, char *why, size_t len)
@@ -743,6 +798,9 @@ static int intel_claim(u32 mask, char *why, size_t len)
 	for (slot = 0; slot < KPMC_MAX_COUNTERS; slot++)
 		if (mask & present & (1u << slot))
 			intel.claimed_status |= slot_global_bit(slot);
+	/* PEBS's PMI: only kpmc's counters can be PEBS-enabled while it holds them. */
+	if (intel_pebs_usable())
+		intel.claimed_status |= X86_GLOBAL_STATUS_PEBS_BUFFER;
 	kpmc_x86_on_each_cpu(intel_quiesce, NULL);
 	if (intel.type[0].version >= 2)
 		kpmc_x86_pmi_attach(intel_pmi);
@@ -805,4 +863,6 @@ const struct kpmc_backend kpmc_intel_backend = {
 	.write = intel_write,
 	.uncounted = intel_uncounted,
 	.cpu_came_online = intel_cpu_online,
+	.mem_sample = intel_pebs_mem_sample,
+	.remove = intel_pebs_remove,
 };

@@ -171,6 +171,11 @@ u64 *kpmc_x86_cpu_values(void)
 	return *this_cpu_ptr(&kpmc_x86_values);
 }
 
+bool kpmc_x86_pti_active(void)
+{
+	return boot_cpu_has(X86_FEATURE_PTI);
+}
+
 void *kpmc_x86_zalloc(size_t size)
 {
 	return kzalloc(size, GFP_KERNEL);

@@ -10,6 +10,7 @@
 #define KPMC_X86_HW_H
 
 #include "kpmc/backend.h"
+#include <uapi/linux/kpmc.h>
 
 u64 kpmc_x86_rdmsr(u32 msr);
 void kpmc_x86_wrmsr(u32 msr, u64 value);
@@ -38,6 +39,13 @@ void kpmc_x86_pmi_detach(void);
  * B14), so without this only one PMI per CPU would ever arrive.
  */
 void kpmc_x86_pmi_rearm(void);
+
+/*
+ * Kernel page-table isolation is on: memory the CPU writes behind the
+ * kernel's back in user mode (PEBS's DS area) would have to be mapped in
+ * the user page tables too.
+ */
+bool kpmc_x86_pti_active(void);
 
 /* Run fn on every online CPU (process context), waiting for all. */
 void kpmc_x86_on_each_cpu(void (*fn)(void *info), void *info);

@@ -47,6 +47,7 @@ void model_init(enum model_kind kind)
 	case MODEL_INTEL_LEGACY_WRITES:
 		m.version = 4, m.nr_gp = 8, m.gp_width = 48, m.nr_fixed = 3, m.fixed_width = 48;
 		m.full_width = kind != MODEL_INTEL_LEGACY_WRITES;
+		m.pebs_format = 3;
 		if (kind == MODEL_SKYLAKE) {
 			m.rapl_unit = 0x000a0e03;
 			m.rapl_domains = 0x1f;	/* client: package, cores, uncore, DRAM, psys */
@@ -58,6 +59,7 @@ void model_init(enum model_kind kind)
 	case MODEL_INTEL_V5:
 		m.version = 5, m.nr_gp = 8, m.gp_width = 48, m.nr_fixed = 3, m.fixed_width = 48;
 		m.full_width = true;
+		m.pebs_format = 4;	/* adaptive PEBS (Ice Lake) */
 		break;
 	case MODEL_INTEL_V1:
 		m.version = 1, m.nr_gp = 2, m.gp_width = 40;
@@ -79,6 +81,7 @@ void model_init(enum model_kind kind)
 		model_adl_init();
 		break;
 	}
+	m.ds = m.pebs_format != 0;
 }
 
 void kpmc_x86_cpuid(u32 leaf, u32 subleaf, u32 r[4])
@@ -97,6 +100,8 @@ void kpmc_x86_cpuid(u32 leaf, u32 subleaf, u32 r[4])
 		if (m.intel) {
 			r[0] = m.cpuid1_eax ? m.cpuid1_eax : 0x000506e3;	/* family 6 */
 			r[2] = 1u << 15;		/* PDCM: PERF_CAPABILITIES exists */
+			if (m.ds)
+				r[3] = 1u << 21;	/* DS: a debug store */
 		} else {
 			/* family 0fh + extended family */
 			r[0] = (0xfu << 8) | ((m.family - 0xf) << 20);
@@ -212,7 +217,9 @@ u64 kpmc_x86_rdmsr(u32 msr)
 		}
 	}
 	if (m.intel && msr == MSR_X86_PERF_CAPABILITIES)
-		return m.full_width ? 1ULL << 13 : 0;
+		return (m.full_width ? 1ULL << 13 : 0) | (u64)m.pebs_format << 8;
+	if (m.intel && msr == 0x1a0)		/* MISC_ENABLE: bit 12, PEBS unavailable */
+		return m.pebs_unavailable ? 1ULL << 12 : 0;
 	if (m.amd_v2) {
 		switch (msr) {
 		case MSR_AMD_PERF_CNTR_GLOBAL_CTL: return m.global_ctrl;
@@ -260,6 +267,19 @@ void kpmc_x86_wrmsr(u32 msr, u64 v)
 			return;
 		case MSR_X86_PERF_GLOBAL_OVF_CTRL:
 			m.global_status &= ~v;
+			return;
+		}
+	}
+	if (m.intel && m.pebs_format) {
+		switch (msr) {
+		case 0x3f1:
+			m.pebs_enable = v;
+			return;
+		case 0x3f6:
+			m.ld_lat = v;
+			return;
+		case 0x600:
+			m.ds_area = v;
 			return;
 		}
 	}
@@ -354,6 +374,57 @@ static bool add(u64 *c, u64 n, unsigned int bits)
 	return before + n > mask;
 }
 
+/*
+ * The PEBS assist of GP counter i's overflow (SDM: the DS area's PEBS
+ * buffer, base/index/max/threshold at words 4-7, counter resets from word
+ * 8): a record of m.pebs_next, the counter reloaded; true if the buffer
+ * reached its interrupt threshold (GLOBAL_STATUS bit 62).
+ */
+static bool pebs_assist(unsigned int i, u64 remainder)
+{
+	static const unsigned int words[] = { 0, 22, 24, 25 };
+	u64 *ds = (u64 *)(uintptr_t)m.ds_area;
+	unsigned int w;
+
+	if (!ds || m.pebs_format >= 4)
+		fail_msg("PEBS assist without a DS area, or of a format the model lacks");
+	w = words[m.pebs_format];
+	if (ds[5] + w * 8 > ds[6]) {
+		m.pebs_dropped++;
+	} else {
+		u64 *rec = (u64 *)(uintptr_t)ds[5];
+
+		memset(rec, 0, w * 8);
+		rec[0] = 0x246;				/* RFLAGS */
+		rec[1] = m.pebs_next.ip;
+		rec[18] = 1ULL << i;			/* applicable counters */
+		rec[19] = m.pebs_next.addr;
+		rec[20] = m.pebs_next.dse;
+		if (m.pebs_enable & (1ULL << (32 + i)))
+			rec[21] = m.pebs_next.latency;
+		if (m.pebs_format >= 2)
+			rec[22] = m.pebs_next.eventing_ip;
+		if (m.pebs_format >= 3)
+			rec[24] = 123456789;		/* TSC */
+		ds[5] += w * 8;
+		m.pebs_records++;
+	}
+	m.ctr[i] = (ds[8 + i] + remainder) & wmask(m.gp_width);
+	if (ds[5] >= ds[7]) {
+		m.global_status |= 1ULL << 62;
+		return true;
+	}
+	return false;
+}
+
+void model_pebs_load(const struct model_pebs_access *a, bool user)
+{
+	m.pebs_next = *a;
+	/* The facility counts loads slower than the threshold. */
+	if (a->latency > m.ld_lat)
+		model_inject(0xcd, 0x01, user, 1);
+}
+
 void model_inject(unsigned int event, unsigned int umask, bool user, u64 n)
 {
 	unsigned int i;
@@ -371,6 +442,10 @@ void model_inject(unsigned int event, unsigned int umask, bool user, u64 n)
 		    (m.amd_v2 && !(m.global_ctrl & (1ULL << i))))
 			continue;
 		if (add(&m.ctr[i], n, m.gp_width)) {
+			if (m.intel && (m.pebs_enable & (1ULL << i))) {
+				pmi |= pebs_assist(i, m.ctr[i]);
+				continue;
+			}
 			/* Only parts with a global status register have one to set. */
 			if ((m.intel && m.version >= 2) || m.amd_v2)
 				m.global_status |= 1ULL << i;
@@ -597,6 +672,11 @@ int kpmc_x86_cpuid_on(unsigned int cpu, u32 leaf, u32 subleaf, u32 regs[4])
 	kpmc_x86_cpuid(leaf, subleaf, regs);
 	model_cpu(was);
 	return 0;
+}
+
+bool kpmc_x86_pti_active(void)
+{
+	return m.pti;
 }
 
 void *kpmc_x86_zalloc(size_t size)

@@ -80,6 +80,22 @@ struct model {
 	} bank[MODEL_CPUS];
 	u64 kept[MODEL_CPUS][KPMC_MAX_COUNTERS];	/* kpmc_x86_cpu_values() */
 	unsigned long allocs;		/* kpmc_x86_zalloc() not yet freed */
+
+	/*
+	 * PEBS (Intel): the record format PERF_CAPABILITIES says (0: none),
+	 * MISC_ENABLE's "PEBS unavailable", page-table isolation, the PEBS
+	 * MSRs, and the access the next assist records.
+	 */
+	unsigned int pebs_format;
+	bool ds;			/* CPUID.01H:EDX.DS */
+	bool pebs_unavailable, pti;
+	u64 pebs_enable, ld_lat, ds_area;
+	struct model_pebs_access {
+		u64 ip;			/* the instruction after the access (format 1's IP) */
+		u64 eventing_ip;	/* the access (format 2 on) */
+		u64 addr, latency, dse;
+	} pebs_next;
+	unsigned long pebs_records, pebs_dropped;
 };
 
 extern struct model m;
@@ -89,6 +105,12 @@ void model_init(enum model_kind kind);
 void model_inject(unsigned int event, unsigned int umask, bool user, u64 n);
 /* Run the module's poller once, as its timer would. */
 void model_poll(void);
+/*
+ * One load retires (PEBS load latency): it counts for MEM_TRANS_RETIRED.
+ * LOAD_LATENCY only if its latency exceeds LD_LAT's threshold, and the
+ * assist of an overflow it causes records it.
+ */
+void model_pebs_load(const struct model_pebs_access *a, bool user);
 /* Hybrid: run on CPU cpu from now on (its core type, its PMU's registers). */
 void model_cpu(unsigned int cpu);
 

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Intel backend's PEBS memory sampling (backends/intel_pebs.c), unchanged,
+ * against the MSR model's debug store: the MSRs and DS area it programs, the
+ * samples the model's PEBS assists record (every field exact: IP, address,
+ * access kind, latency, each data-source encoding, STLB miss, lock, skid by
+ * record format), the load-latency threshold, and the configurations and
+ * machines it refuses, with their reasons.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "msr_model.h"
+#include "kpmc/sampling.h"
+
+extern const struct kpmc_backend kpmc_intel_backend;
+
+static const struct kpmc_backend *be = &kpmc_intel_backend;
+static struct kpmc_pmu_desc desc;
+static char why[KPMC_ERR_MAX];
+
+/* Probe the model as kind (after tweak, if any, sets its PEBS). */
+static int probe(enum model_kind kind, void (*tweak)(void))
+{
+	model_init(kind);
+	if (tweak)
+		tweak();
+	memset(&desc, 0, sizeof(desc));
+	why[0] = '\0';
+	return be->probe(&desc, why, sizeof(why));
+}
+
+static int configure(const char *s, struct kpmc_hw_config *hw)
+{
+	struct kpmc_config c;
+	int r = kpmc_config_parse(s, strlen(s), &desc, &c, why, sizeof(why));
+
+	return r ? r : be->encode(&c, hw, why, sizeof(why));
+}
+
+static const u64 *ds(void)
+{
+	return (const u64 *)(uintptr_t)m.ds_area;
+}
+
+static void arm(struct kpmc_hw_config *hw, u64 period)
+{
+	u64 start[KPMC_MAX_COUNTERS] = { 0 };
+
+	start[hw->sampling_index] = kpmc_overflow_start(period, hw->width_mask[hw->sampling_index]);
+	be->load(hw, start);
+}
+
+static void test_detection(void **state)
+{
+	(void)state;
+	assert_int_equal(probe(MODEL_SKYLAKE, NULL), 0);
+	assert_string_equal(desc.mem_source, "PEBS load latency (record format 3)");
+	assert_true(desc.mem_ldlat);
+	assert_int_equal(probe(MODEL_INTEL_V1, NULL), 0);
+	assert_null(desc.mem_source);
+	assert_false(desc.mem_ldlat);
+}
+
+/* Load-latency sampling on format 3: MSRs, DS area, and every sample's fields. */
+static void test_load_latency_samples(void **state)
+{
+	struct kpmc_hw_config hw;
+	struct kpmc_mem_access a;
+	u64 raw[KPMC_MAX_COUNTERS];
+	const u64 period = 10000;
+	unsigned int code, k;
+
+	(void)state;
+	assert_int_equal(probe(MODEL_SKYLAKE, NULL), 0);
+	assert_int_equal(be->claim(0x7ff, why, sizeof(why)), 0);
+	/* pmc3 is IA32_PMC0: MEM_TRANS_RETIRED.LOAD_LATENCY, loads slower than 30 cycles. */
+	assert_int_equal(configure("pmc3=0x1cd,ebs3=10000,mem=1,ldlat=30", &hw), 0);
+	assert_true(hw.sampling);
+	/* USR, EN, no INT: the PMI comes from the buffer. */
+	assert_true(hw.selector[hw.sampling_index] == 0x4101cd);
+	arm(&hw, period);
+	assert_true(m.pebs_enable == (1ULL << 32 | 1));
+	assert_true(m.ld_lat == 30);
+	assert_non_null(ds());
+	assert_true(ds()[5] == ds()[4]);			/* index at the base */
+	assert_true(ds()[7] == ds()[4] + 200);			/* one 200-byte record */
+	assert_true(ds()[6] == ds()[4] + 400);
+	assert_true(ds()[8] == 0);				/* counter 0 reloads 0 */
+
+	for (code = 0; code < 16 + 2; code++) {
+		static const u32 level[16][2] = {
+			{ KPMC_MEM_LVL_L3_MISS, KPMC_MEM_SNOOP_NA }, { KPMC_MEM_LVL_L1, KPMC_MEM_SNOOP_NONE },
+			{ KPMC_MEM_LVL_LFB, KPMC_MEM_SNOOP_NONE }, { KPMC_MEM_LVL_L2, KPMC_MEM_SNOOP_NONE },
+			{ KPMC_MEM_LVL_L3, KPMC_MEM_SNOOP_NONE }, { KPMC_MEM_LVL_L3, KPMC_MEM_SNOOP_MISS },
+			{ KPMC_MEM_LVL_L3, KPMC_MEM_SNOOP_HIT }, { KPMC_MEM_LVL_L3, KPMC_MEM_SNOOP_HITM },
+			{ KPMC_MEM_LVL_REMOTE_CACHE, KPMC_MEM_SNOOP_HIT },
+			{ KPMC_MEM_LVL_REMOTE_CACHE, KPMC_MEM_SNOOP_HITM },
+			{ KPMC_MEM_LVL_RAM, KPMC_MEM_SNOOP_HIT }, { KPMC_MEM_LVL_REMOTE_RAM, KPMC_MEM_SNOOP_HIT },
+			{ KPMC_MEM_LVL_RAM, KPMC_MEM_SNOOP_MISS }, { KPMC_MEM_LVL_REMOTE_RAM, KPMC_MEM_SNOOP_MISS },
+			{ KPMC_MEM_LVL_IO, KPMC_MEM_SNOOP_NONE }, { KPMC_MEM_LVL_UNCACHED, KPMC_MEM_SNOOP_NONE },
+		};
+		/* Codes 16 and 17: L2 with an STLB miss, L1 locked. */
+		u64 dse = code < 16 ? code : code == 16 ? 0x13 : 0x21;
+		u32 want = code < 16 ? KPMC_MEM_SRC(level[code][0], level[code][1]) :
+			   code == 16 ? KPMC_MEM_SRC(KPMC_MEM_LVL_L2, KPMC_MEM_SNOOP_NONE) |
+					KPMC_MEM_SRC_TLB1_MISS | KPMC_MEM_SRC_TLB2_MISS :
+			   KPMC_MEM_SRC(KPMC_MEM_LVL_L1, KPMC_MEM_SNOOP_NONE) | KPMC_MEM_SRC_LOCKED;
+		struct model_pebs_access fast = { .ip = 0x401004, .eventing_ip = 0x401000,
+						  .addr = 0x7f0000000000, .latency = 12 };
+		struct model_pebs_access slow = { .ip = 0x402008 + code * 16,
+						  .eventing_ip = 0x402004 + code * 16,
+						  .addr = 0x7ffd0000 + code * 64, .latency = 31 + code,
+						  .dse = dse };
+		unsigned long pmis = m.pmis;
+
+		/* Loads at or under the threshold do not count: no sample however many. */
+		for (k = 0; k < 3 * period; k++)
+			model_pebs_load(&fast, true);
+		be->read(&hw, raw);
+		assert_true(raw[hw.sampling_index] ==
+			    kpmc_overflow_start(period, hw.width_mask[hw.sampling_index]));
+		for (k = 0; k < period - 1; k++)
+			model_pebs_load(&slow, true);
+		assert_int_equal(m.pmis, pmis);
+		slow.addr += 8;		/* the overflowing load is the one recorded */
+		model_pebs_load(&slow, true);
+		assert_int_equal(m.pmis, pmis + 1);
+		assert_true(m.global_status == 0);	/* acknowledged */
+		/* Reloaded from 0: just past the overflow, as the core's fold expects. */
+		be->read(&hw, raw);
+		assert_true(raw[hw.sampling_index] == 0);
+		memset(&a, 0, sizeof(a));
+		be->mem_sample(NULL, &a);
+		assert_true(a.ip == slow.eventing_ip);
+		assert_true(a.addr == slow.addr);
+		assert_int_equal(a.op, KPMC_MEM_OP_LOAD);
+		assert_int_equal(a.latency, 31 + code);
+		if (a.source != want)
+			fail_msg("dse 0x%llx: source 0x%x, expected 0x%x", (unsigned long long)dse,
+				 a.source, want);
+		assert_int_equal(a.flags, KPMC_MEM_F_HARDWARE | KPMC_MEM_F_ADDR | KPMC_MEM_F_EXACT |
+					  KPMC_MEM_F_LATENCY | KPMC_MEM_F_SOURCE);
+		assert_int_equal(a.skid, 0);
+		assert_int_equal(a.size, 0);
+		/* Handed over once. */
+		memset(&a, 0, sizeof(a));
+		be->mem_sample(NULL, &a);
+		assert_int_equal(a.flags, 0);
+		assert_true(ds()[5] == ds()[4]);
+		/* The core re-arms. */
+		be->write(&hw, hw.sampling_index,
+			  kpmc_overflow_start(period, hw.width_mask[hw.sampling_index]));
+	}
+	assert_int_equal(m.pebs_records, 18);
+	assert_int_equal(m.pebs_dropped, 0);
+	/* Stopped: PEBS off; unclaimed: no DS area. */
+	be->stop(&hw);
+	assert_true(m.pebs_enable == 0);
+	be->unclaim(0x7ff);
+	assert_true(m.ds_area == 0 && m.pebs_enable == 0);
+	be->release(&hw);
+	be->remove();
+	assert_int_equal(m.allocs, 0);
+}
+
+static void format1(void)
+{
+	m.pebs_format = 1;
+}
+
+/* Format 1: the IP after the access, one instruction of skid, not exact. */
+static void test_format1(void **state)
+{
+	struct kpmc_hw_config hw;
+	struct kpmc_mem_access a = { 0 };
+	struct model_pebs_access l = { .ip = 0x401004, .eventing_ip = 0x401000, .addr = 0x1000,
+				       .latency = 100, .dse = 3 };
+	unsigned int k;
+
+	(void)state;
+	assert_int_equal(probe(MODEL_SKYLAKE, format1), 0);
+	assert_string_equal(desc.mem_source,
+			    "PEBS load latency (record format 1: the next instruction's IP)");
+	assert_int_equal(be->claim(0x7ff, why, sizeof(why)), 0);
+	assert_int_equal(configure("pmc4=0x1cd,ebs4=10000,mem=1", &hw), 0);
+	arm(&hw, 10000);
+	assert_true(m.pebs_enable == (1ULL << 33 | 2));
+	assert_true(m.ld_lat == 3);				/* the default threshold */
+	assert_true(ds()[7] == ds()[4] + 176);
+	for (k = 0; k < 10000; k++)
+		model_pebs_load(&l, true);
+	assert_int_equal(m.pmis, 1);
+	be->mem_sample(NULL, &a);
+	assert_true(a.ip == 0x401004 && a.addr == 0x1000 && a.latency == 100);
+	assert_int_equal(a.skid, 1);
+	assert_int_equal(a.source, KPMC_MEM_SRC(KPMC_MEM_LVL_L2, KPMC_MEM_SNOOP_NONE));
+	assert_int_equal(a.flags, KPMC_MEM_F_HARDWARE | KPMC_MEM_F_ADDR | KPMC_MEM_F_LATENCY |
+				  KPMC_MEM_F_SOURCE);
+	be->unclaim(0x7ff);
+	be->release(&hw);
+	be->remove();
+	assert_int_equal(m.allocs, 0);
+}
+
+/* MEM_INST_RETIRED.ALL_STORES: addresses of stores, no latency, no source; kernel IPs. */
+static void test_stores(void **state)
+{
+	struct kpmc_hw_config hw;
+	struct kpmc_mem_access a = { 0 };
+
+	(void)state;
+	assert_int_equal(probe(MODEL_SKYLAKE, NULL), 0);
+	assert_int_equal(be->claim(0x7ff, why, sizeof(why)), 0);
+	assert_int_equal(configure("pmc5=0x82d0,ebs5=20000,mem=1,os5=1", &hw), 0);
+	arm(&hw, 20000);
+	assert_true(m.pebs_enable == 4);
+	m.pebs_next = (struct model_pebs_access){ .ip = 0xffffffff81000004ULL,
+						  .eventing_ip = 0xffffffff81000000ULL,
+						  .addr = 0xffff888000001000ULL };
+	model_inject(0xd0, 0x82, false, 19999);
+	assert_int_equal(m.pmis, 0);
+	model_inject(0xd0, 0x82, false, 1);
+	assert_int_equal(m.pmis, 1);
+	be->mem_sample(NULL, &a);
+	assert_int_equal(a.op, KPMC_MEM_OP_STORE);
+	assert_true(a.ip == 0xffffffff81000000ULL && a.addr == 0xffff888000001000ULL);
+	assert_int_equal(a.flags, KPMC_MEM_F_HARDWARE | KPMC_MEM_F_ADDR | KPMC_MEM_F_EXACT |
+				  KPMC_MEM_F_KERNEL);
+	be->unclaim(0x7ff);
+	be->release(&hw);
+	be->remove();
+}
+
+static void pti_on(void)
+{
+	m.pti = true;
+}
+
+static void no_pebs(void)
+{
+	m.pebs_format = 0;
+}
+
+static void pebs_off(void)
+{
+	m.pebs_unavailable = true;
+}
+
+static void expect_refused(const char *config, int err, const char *reason)
+{
+	struct kpmc_hw_config hw;
+	int r = configure(config, &hw);
+
+	if (r != err)
+		fail_msg("'%s': %d, expected %d (%s)", config, r, err, why);
+	if (strcmp(why, reason))
+		fail_msg("'%s': reason '%s', expected '%s'", config, why, reason);
+}
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	assert_int_equal(probe(MODEL_SKYLAKE, NULL), 0);
+	expect_refused("pmc3=0xc0,ebs3=10000,mem=1", -EINVAL,
+		       "mem=1: pmc3 counts event 0xc0 umask 0x0; PEBS samples 0x1cd (MEM_TRANS_RETIRED.LOAD_LATENCY), 0x81d0 (MEM_INST_RETIRED.ALL_LOADS), 0x82d0 (.ALL_STORES)");
+	expect_refused("pmc1,ebs1=10000,mem=1", -EINVAL,
+		       "mem=1: ebs1 is a fixed counter; PEBS memory sampling needs a general-purpose counter");
+	expect_refused("pmc3=0x81d0,ebs3=10000,mem=1,ldlat=20", -EINVAL,
+		       "ldlat: only MEM_TRANS_RETIRED.LOAD_LATENCY (0x1cd) has a latency threshold");
+	assert_int_equal(probe(MODEL_SKYLAKE, pti_on), 0);
+	assert_null(desc.mem_source);
+	expect_refused("pmc3=0x1cd,ebs3=10000,mem=1", -EOPNOTSUPP,
+		       "mem=1: page-table isolation is on: PEBS's DS area would need the user page tables (perf's cpu_entry_area); use the perf backend or pti=off");
+	/* Without a source there is no threshold to set: the parser refuses ldlat. */
+	expect_refused("pmc3=0x1cd,ebs3=10000,mem=1,ldlat=30", -EINVAL,
+		       "'pmc3=0x1cd,ebs3=10000,mem=1,ldlat=30': ldlat: this PMU's memory sampling has no load-latency threshold");
+	assert_int_equal(probe(MODEL_SKYLAKE, no_pebs), 0);
+	expect_refused("pmc3=0x1cd,ebs3=10000,mem=1", -EOPNOTSUPP,
+		       "mem=1: PEBS record format 0 (no data address) is not supported: use the perf backend");
+	assert_int_equal(probe(MODEL_SKYLAKE, pebs_off), 0);
+	expect_refused("pmc3=0x1cd,ebs3=10000,mem=1", -EOPNOTSUPP,
+		       "mem=1: this CPU has no PEBS (CPUID DS/PDCM, or IA32_MISC_ENABLE says unavailable)");
+	assert_int_equal(probe(MODEL_INTEL_V5, NULL), 0);
+	expect_refused("pmc3=0x1cd,ebs3=10000,mem=1", -EOPNOTSUPP,
+		       "mem=1: PEBS record format 4 (adaptive PEBS) is not supported: use the perf backend");
+	assert_int_equal(probe(MODEL_ADL, NULL), 0);
+	assert_null(desc.mem_source);
+	expect_refused("pmc3=0x1cd,ebs3=10000,mem=1", -EOPNOTSUPP,
+		       "mem=1: PEBS on hybrid parts (a record layout per core type) is not supported: use the perf backend");
+	/* Nothing was allocated for refused sets. */
+	be->remove();
+	assert_int_equal(m.allocs, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_detection),
+		cmocka_unit_test(test_load_latency_samples),
+		cmocka_unit_test(test_format1),
+		cmocka_unit_test(test_stores),
+		cmocka_unit_test(test_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
