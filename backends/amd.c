@@ -10,6 +10,7 @@
  * unit tests run this file unchanged against a model of the MSRs.
  */
 #include "x86_hw.h"
+#include "amd_ibs.h"
 
 #define AMD_WIDTH	48
 
@@ -91,6 +92,7 @@ static int amd_probe(struct kpmc_pmu_desc *desc, char *why, size_t len)
 	desc->event_instructions = 0xc0;	/* retired instructions */
 	desc->event_cycles = 0x76;		/* cycles not in halt */
 	desc->modifiers = KPMC_MOD_UMASK | KPMC_MOD_CMASK | KPMC_MOD_EDGE | KPMC_MOD_INV;
+	amd_ibs_probe(desc);
 	return 0;
 }
 
@@ -117,8 +119,16 @@ static int amd_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 
 		if (!(cfg->mask & (1u << slot)))
 			continue;
+		if (pmi && cfg->mem) {
+			int err = amd_ibs_encode(cfg, req->event, why, len);
+
+			if (err)
+				return err;
+			/* IBS samples; the counter only counts (amd_ibs.c). */
+			hw->sampling_external = true;
+		}
 		/* Event bits 11:8 live in PerfEvtSel bits 35:32. */
-		hw->selector[n] = kpmc_x86_evtsel(req->event & 0xff, req, pmi) |
+		hw->selector[n] = kpmc_x86_evtsel(req->event & 0xff, req, pmi && !cfg->mem) |
 				  ((req->event >> 8) & 0xfULL) << 32 | X86_EVTSEL_EN;
 		hw->width_mask[n] = (1ULL << AMD_WIDTH) - 1;
 		hw->slot[n] = slot;
@@ -161,17 +171,27 @@ static void amd_load(const struct kpmc_hw_config *hw, const u64 *start)
 		kpmc_x86_wrmsr(ctl_msr(hw->slot[i]), hw->selector[i]);
 		kpmc_x86_wrmsr(ctr_msr(hw->slot[i]), start[i] & hw->width_mask[i]);
 	}
+	if (hw->sampling_external)
+		amd_ibs_arm(start[hw->sampling_index], hw->width_mask[hw->sampling_index]);
 	if (amd.v2)
 		kpmc_x86_wrmsr(MSR_AMD_PERF_CNTR_GLOBAL_CTL, hw->enable_bits);
 }
 
 static void amd_start(const struct kpmc_hw_config *hw)
 {
+	/* IBS again from where the sampling counter stands. */
+	if (hw->sampling_external) {
+		unsigned int i = hw->sampling_index;
+
+		amd_ibs_arm(kpmc_x86_rdmsr(ctr_msr(hw->slot[i])), hw->width_mask[i]);
+	}
 	set_enables(hw, true);
 }
 
 static void amd_stop(const struct kpmc_hw_config *hw)
 {
+	if (hw->sampling_external)
+		amd_ibs_stop();
 	set_enables(hw, false);
 }
 
@@ -186,6 +206,13 @@ static void amd_read(const struct kpmc_hw_config *hw, u64 *raw)
 static void amd_write(const struct kpmc_hw_config *hw, unsigned int index, u64 value)
 {
 	kpmc_x86_wrmsr(ctr_msr(hw->slot[index]), value & hw->width_mask[index]);
+	if (hw->sampling_external && index == hw->sampling_index)
+		amd_ibs_arm(value, hw->width_mask[index]);
+}
+
+static bool amd_mem_pending(const struct kpmc_hw_config *hw)
+{
+	return amd_ibs_pending();
 }
 
 /*
@@ -195,6 +222,8 @@ static void amd_write(const struct kpmc_hw_config *hw, unsigned int index, u64 v
  */
 static bool amd_pmi(void)
 {
+	/* IBS's NMI comes through its own LVT entry: nothing to re-arm for it. */
+	bool ibs_sample = amd_ibs_nmi();
 	u64 ours = 0;
 	unsigned int i;
 
@@ -204,7 +233,7 @@ static bool amd_pmi(void)
 			kpmc_x86_wrmsr(MSR_AMD_PERF_CNTR_GLOBAL_STATUS_CLR, ours);
 			kpmc_x86_pmi_rearm();
 		}
-		return ours;
+		return ours || ibs_sample;
 	}
 	for (i = 0; i < amd.nr; i++) {
 		if (!(amd.claimed & (1u << i)) ||
@@ -215,7 +244,7 @@ static bool amd_pmi(void)
 	}
 	if (ours)
 		kpmc_x86_pmi_rearm();
-	return ours;
+	return ours || ibs_sample;
 }
 
 static void amd_quiesce(void *unused)
@@ -226,6 +255,7 @@ static void amd_quiesce(void *unused)
 		kpmc_x86_wrmsr(MSR_AMD_PERF_CNTR_GLOBAL_CTL, 0);
 	for (i = 0; i < amd.nr; i++)
 		kpmc_x86_wrmsr(ctl_msr(i), 0);
+	amd_ibs_stop();
 }
 
 static int amd_claim(u32 mask, char *why, size_t len)
@@ -259,4 +289,7 @@ const struct kpmc_backend kpmc_amd_backend = {
 	.stop = amd_stop,
 	.read = amd_read,
 	.write = amd_write,
+	.mem_sample = amd_ibs_mem_sample,
+	.mem_pending = amd_mem_pending,
+	.remove = amd_ibs_remove,
 };

@@ -96,6 +96,18 @@ struct model {
 		u64 addr, latency, dse;
 	} pebs_next;
 	unsigned long pebs_records, pebs_dropped;
+
+	/*
+	 * IBS (AMD): CPUID's op sampling (with OpCntExt, Zen 4's extensions),
+	 * IBS_CTL's LVT offset, the op sampler's registers, and the op it
+	 * tags next (raw IBS_OP_DATA2/DATA3 values).
+	 */
+	bool ibs, ibs_opcntext, ibs_zen4, ibs_lvt_valid;
+	u64 ibs_op_ctl;
+	struct model_ibs_op {
+		u64 rip, linaddr, data2, data3;
+	} ibs_next, ibs_tagged;
+	unsigned long ibs_samples;
 };
 
 extern struct model m;

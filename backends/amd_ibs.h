@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * AMD IBS Op sampling as the AMD backend's memory-sampling source
+ * (amd_ibs.c): amd.c calls these from its own operations.
+ */
+#ifndef KPMC_AMD_IBS_H
+#define KPMC_AMD_IBS_H
+
+#include "x86_hw.h"
+
+#define MSR_AMD_IBS_OP_CTL	0xc0011033
+#define MSR_AMD_IBS_OP_RIP	0xc0011034
+#define MSR_AMD_IBS_OP_DATA	0xc0011035
+#define MSR_AMD_IBS_OP_DATA2	0xc0011036
+#define MSR_AMD_IBS_OP_DATA3	0xc0011037
+#define MSR_AMD_IBS_DC_LINADDR	0xc0011038
+#define MSR_AMD_IBS_CTL		0xc001103a
+
+/* At probe: can memory be sampled with IBS Op here? Fills desc, or keeps why not. */
+void amd_ibs_probe(struct kpmc_pmu_desc *desc);
+void amd_ibs_remove(void);
+/*
+ * encode of a mem=1 set whose sampling counter counts event (12 bits):
+ * 0, or -errno with why. Allocates the CPUs' pending samples the first time.
+ */
+int amd_ibs_encode(const struct kpmc_config *cfg, u64 event, char *why, size_t len);
+/*
+ * Hot path, this CPU: sample once the sampling counter, now at value, has
+ * counted to its overflow (its distance to 0 in width_mask); forget any
+ * sample taken before. amd_ibs_stop: no more of kpmc's sampling here.
+ */
+void amd_ibs_arm(u64 value, u64 width_mask);
+void amd_ibs_stop(void);
+/* The NMI, this CPU: true if IBS took a sample (kept for mem_sample). */
+bool amd_ibs_nmi(void);
+bool amd_ibs_pending(void);
+void amd_ibs_mem_sample(struct pt_regs *regs, struct kpmc_mem_access *out);
+
+#endif /* KPMC_AMD_IBS_H */
