@@ -58,6 +58,7 @@ function added(v) {
 		keep(id SUBSEP "read", kv($0, "read_ns"))
 		keep(id SUBSEP "mmap", kv($0, "mmap_ns"))
 		keep(id SUBSEP "fast", kv($0, "fast_ns"))
+		keep(id SUBSEP "one", kv($0, "one_ns"))
 	} else if (bench == "pingpong_counts") {
 		keep(id, kv($0, "pmc1_total"))
 	} else if (bench == "fmt") {
@@ -145,6 +146,7 @@ END {
 	printf "%-28s %10s\n", "perf mmap page (user read)", num(get("selfread" S "perf" S "1" S "mmap"))
 	printf "%-28s %10s\n", "libkpmc read() path", num(get("selfread" S "kpmc" S "1" S "read"))
 	printf "%-28s %10s\n", "libkpmc fast path (user read)", num(get("selfread" S "kpmc" S "1" S "fast"))
+	printf "%-28s %10s\n", "libkpmc one counter (user)", num(get("selfread" S "kpmc" S "1" S "one"))
 
 	printf "\n5. Record throughput\n"
 	printf "kpmc CLI on the host, per record: %s ns to check+format+write, %s ns to aggregate (-A)\n",

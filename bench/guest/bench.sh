@@ -108,7 +108,14 @@ while [ $rep -le $REPS ]; do
 	done
 
 	# 4. Self-read: perf's read() and mmap paths, libkpmc's read() and fast paths.
+	# perf's user-space read on arm64 needs perf_user_access (5.17 on; off by default).
+	pua=""
+	if [ -w /proc/sys/kernel/perf_user_access ]; then
+		pua=$(cat /proc/sys/kernel/perf_user_access)
+		echo 1 >/proc/sys/kernel/perf_user_access
+	fi
 	$BIN/selfread $READS | tag perf 1 $rep
+	[ -n "$pua" ] && echo "$pua" >/proc/sys/kernel/perf_user_access
 	$BIN/selfread $READS kpmc | tag kpmc 1 $rep
 	rep=$((rep + 1))
 done

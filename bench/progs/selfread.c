@@ -10,7 +10,8 @@
  * read() of /proc/kpmc/self and its fast path (kpmc's mmap page + EL0 read).
  *
  * Prints: KPMC-BENCH selfread n=N read_ns=X mmap_ns=Y|n/a
- *         KPMC-BENCH selfread n=N read_ns=X fast_ns=Y|n/a (kpmc)
+ *         KPMC-BENCH selfread n=N read_ns=X fast_ns=Y|n/a one_ns=Z|n/a (kpmc)
+ * (one_ns: kpmc_read_counter, the lean read of one counter)
  */
 #include <errno.h>
 #include <sys/mman.h>
@@ -83,9 +84,28 @@ static uint64_t kpmc_read_ns(long n, int mode)
 	return (t1 - t0) / (uint64_t)n;
 }
 
+/* ns per kpmc_read_counter() of pmc1, or 0 if the fast path is not available. */
+static uint64_t kpmc_read_one_ns(long n)
+{
+	uint64_t t0, t1, v, sink = 0;
+	long i;
+
+	kpmc_set_read_path(KPMC_PATH_FAST);
+	if (kpmc_read_counter(1, &v))
+		return 0;
+	t0 = bench_now_ns();
+	for (i = 0; i < n; i++) {
+		kpmc_read_counter(1, &v);
+		sink += v;
+	}
+	t1 = bench_now_ns();
+	__asm__ volatile("" : : "r"(sink));
+	return (t1 - t0) / (uint64_t)n;
+}
+
 static int kpmc_selfread(long n)
 {
-	uint64_t r, f;
+	uint64_t r, f, o;
 	int err = kpmc_start("pmc1=0x8");
 
 	if (err) {
@@ -95,6 +115,7 @@ static int kpmc_selfread(long n)
 	bench_warmup();
 	r = kpmc_read_ns(n, KPMC_PATH_READ);
 	f = kpmc_read_ns(n, KPMC_PATH_FAST);
+	o = kpmc_read_one_ns(n);
 	kpmc_stop();
 	if (!r) {
 		fprintf(stderr, "selfread: libkpmc's read() path failed\n");
@@ -102,9 +123,13 @@ static int kpmc_selfread(long n)
 	}
 	printf("KPMC-BENCH selfread n=%ld read_ns=%llu", n, (unsigned long long)r);
 	if (f)
-		printf(" fast_ns=%llu\n", (unsigned long long)f);
+		printf(" fast_ns=%llu", (unsigned long long)f);
 	else
-		printf(" fast_ns=n/a\n");
+		printf(" fast_ns=n/a");
+	if (o)
+		printf(" one_ns=%llu\n", (unsigned long long)o);
+	else
+		printf(" one_ns=n/a\n");
 	return 0;
 }
 

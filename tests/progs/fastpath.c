@@ -16,6 +16,9 @@
  *                     (CPU-wide and its own) that cannot get a counter: perf
  *                     re-enables the PMU at every rotation and switch, which
  *                     rewrites PMUSERENR_EL0; the reads must go on (no SIGILL)
+ *   fastpath one      kpmc_read_counter (the lean read of one counter) on the
+ *                     fast path and on read(): lean, spin(n), lean and lean,
+ *                     spin(n), kpmc_read minus 2n constant for every n; its errors
  *   fastpath probe    which path auto mode takes; whether forced fast works
  *   fastpath badmap   mmaps the kernel must refuse (two pages, writable)
  */
@@ -365,6 +368,60 @@ static int badmap(void)
 	return 0;
 }
 
+/* kpmc_read_counter(1) in mode, spin(n), then a lean read (kpmc_read if whole): - 2n, smallest of REPS. */
+static long long one_gap(int mode, unsigned long n, int whole)
+{
+	struct kpmc_counts c;
+	long long best = 0, d;
+	uint64_t a, b;
+	int i, err;
+
+	kpmc_set_read_path(mode);
+	for (i = 0; i < REPS; i++) {
+		err = kpmc_read_counter(1, &a);
+		if (err)
+			die("kpmc_read_counter", err);
+		spin(n);
+		if (whole) {
+			err = kpmc_read(&c);
+			b = c.counts[1];
+		} else {
+			err = kpmc_read_counter(1, &b);
+		}
+		if (err)
+			die(whole ? "kpmc_read" : "kpmc_read_counter", err);
+		d = (long long)(b - a) - 2 * (long long)n;
+		if (!i || d < best)
+			best = d;
+	}
+	return best;
+}
+
+static int one(void)
+{
+	static const unsigned long ns[] = { 1, 1000, 100000, 3000000 };
+	long long g0[3] = { 0 };
+	uint64_t v;
+	int same = 1;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		long long g[3] = { one_gap(KPMC_PATH_FAST, ns[i], 0), one_gap(KPMC_PATH_FAST, ns[i], 1),
+				   one_gap(KPMC_PATH_READ, ns[i], 0) };
+
+		printf("one n=%lu fast-to-fast=%lld fast-to-kpmc_read=%lld read-to-read=%lld\n", ns[i],
+		       g[0], g[1], g[2]);
+		if (!i)
+			memcpy(g0, g, sizeof(g));
+		same &= !memcmp(g, g0, sizeof(g));
+	}
+	kpmc_set_read_path(KPMC_PATH_AUTO);
+	printf("one constant=%s cycles=%d enoent=%d einval=%d\n", same ? "yes" : "no",
+	       kpmc_read_counter(0, &v) == 0, kpmc_read_counter(5, &v) == -ENOENT,
+	       kpmc_read_counter(KPMC_MAX_COUNTERS, &v) == -EINVAL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -383,10 +440,12 @@ int main(int argc, char **argv)
 		r = preempt(argc > 2 && !strcmp(argv[2], "perf"));
 	else if (!strcmp(mode, "probe"))
 		r = probe();
+	else if (!strcmp(mode, "one"))
+		r = one();
 	else if (!strcmp(mode, "badmap"))
 		r = badmap();
 	else
-		die("usage: fastpath pairs|threads|exit|preempt [perf]|probe|badmap", -EINVAL);
+		die("usage: fastpath pairs|threads|exit|preempt [perf]|probe|badmap|one", -EINVAL);
 	if (kpmc_stop())
 		die("kpmc_stop", 0);
 	return r;

@@ -158,6 +158,48 @@ static void bad_page_falls_back(void **state)
 	assert_int_equal(kpmc_page_read(&s.page, sim_counter, NULL, &s, &out), -EAGAIN);
 }
 
+/* One counter: the same value as the whole read, each path of the seqlock. */
+static void read_one(void **state)
+{
+	struct sim s;
+	uint64_t v = 0;
+
+	(void)state;
+	sim_init(&s);
+	assert_int_equal(kpmc_page_read_one(&s.page, 1, sim_counter, &s, &v), 0);
+	assert_int_equal(v, 1100);
+	assert_int_equal(s.reads, 1);		/* only pmc1's counter */
+	assert_int_equal(kpmc_page_read_one(&s.page, 0, sim_counter, &s, &v), 0);
+	assert_int_equal(v, 75);
+	/* Wrapped 32-bit counter. */
+	s.page.ctr[0].raw = 0xffffff00ull;
+	s.hw[0] = 0x10;
+	assert_int_equal(kpmc_page_read_one(&s.page, 1, sim_counter, &s, &v), 0);
+	assert_int_equal(v, 1000 + 0x110);
+	/* Not counted here. */
+	v = 12345;
+	assert_int_equal(kpmc_page_read_one(&s.page, 2, sim_counter, &s, &v), -ENOENT);
+	assert_int_equal(v, 12345);
+	/* Rewritten mid-read: retried, exact. */
+	sim_init(&s);
+	s.rewrite_at = 0;
+	assert_int_equal(kpmc_page_read_one(&s.page, 1, sim_counter, &s, &v), 0);
+	assert_int_equal(s.rewrites, 1);
+	assert_int_equal(v, 1107);
+	assert_int_equal(s.reads, 2);
+	/* Odd for good, not user-readable, torn nr: read(). */
+	sim_init(&s);
+	s.page.seq = 3;
+	assert_int_equal(kpmc_page_read_one(&s.page, 1, sim_counter, &s, &v), -EAGAIN);
+	sim_init(&s);
+	s.page.flags = KPMC_PAGE_COUNTING;
+	assert_int_equal(kpmc_page_read_one(&s.page, 1, sim_counter, &s, &v), -EAGAIN);
+	sim_init(&s);
+	s.page.nr = KPMC_MAX_COUNTERS + 1;
+	assert_int_equal(kpmc_page_read_one(&s.page, 1, sim_counter, &s, &v), -EAGAIN);
+	assert_int_equal(s.reads, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +209,7 @@ int main(void)
 		cmocka_unit_test(odd_forever_falls_back),
 		cmocka_unit_test(no_user_read_falls_back),
 		cmocka_unit_test(bad_page_falls_back),
+		cmocka_unit_test(read_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,9 +82,14 @@ static struct kpmc_sample_stats stats;
 /* The fast path: the thread's page (NULL: not mapped yet; MAP_FAILED: no page). */
 static int path_mode = KPMC_PATH_AUTO;
 static pthread_once_t path_env_once = PTHREAD_ONCE_INIT;
-static __thread const struct kpmc_self_page *page;
-static __thread int last_path;
-static __thread uint64_t reads_fast, reads_slow;
+/*
+ * Initial-exec: the lean read's TLS accesses are one load off the thread
+ * pointer, not a call to __tls_get_addr (a shared library's default).
+ */
+#define KPMC_TLS __thread __attribute__((tls_model("initial-exec")))
+static KPMC_TLS const struct kpmc_self_page *page;
+static KPMC_TLS int last_path;
+static KPMC_TLS uint64_t reads_fast, reads_slow;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 /*
@@ -572,6 +577,52 @@ int kpmc_read(struct kpmc_counts *c)
 {
 	pthread_once(&path_env_once, path_from_env);
 	return read_counts(c, __atomic_load_n(&path_mode, __ATOMIC_RELAXED));
+}
+
+/* kpmc_read_counter's first call, its read() path and its fallbacks. */
+static __attribute__((noinline)) int read_counter_slow(unsigned int pmc, uint64_t *value)
+{
+	const struct kpmc_self_page *p;
+	struct kpmc_counts c;
+	int mode, err;
+
+	pthread_once(&path_env_once, path_from_env);
+	mode = __atomic_load_n(&path_mode, __ATOMIC_RELAXED);
+	if (mode != KPMC_PATH_READ) {
+		p = my_page();
+		if (p) {
+			err = kpmc_page_read_one(p, pmc, read_counter, NULL, value);
+			if (err != -EAGAIN)
+				return err;
+		}
+		if (mode == KPMC_PATH_FAST)
+			return -EOPNOTSUPP;
+	}
+	/* The whole read(): kpmc_read_stats counts it, as for kpmc_read. */
+	err = read_counts(&c, KPMC_PATH_READ);
+	if (err)
+		return err;
+	if (!(c.counter_mask & (1u << pmc)))
+		return -ENOENT;
+	*value = c.counts[pmc];
+	return 0;
+}
+
+int kpmc_read_counter(unsigned int pmc, uint64_t *value)
+{
+	const struct kpmc_self_page *p = page;
+
+	if (pmc >= KPMC_MAX_COUNTERS)
+		return -EINVAL;
+	/*
+	 * The hot path: a page already mapped (MAP_FAILED: none), a mode that
+	 * allows it, one seqlock read of one counter.
+	 */
+	if (p && p != MAP_FAILED &&
+	    __atomic_load_n(&path_mode, __ATOMIC_RELAXED) != KPMC_PATH_READ &&
+	    !kpmc_page_read_one(p, pmc, read_counter, NULL, value))
+		return 0;
+	return read_counter_slow(pmc, value);
 }
 
 static void free_mine(void *p)

@@ -59,6 +59,15 @@ int kpmc_stop(void);
 /* The calling thread's counts since kpmc_start (or its creation). 0 or -errno. */
 int kpmc_read(struct kpmc_counts *c);
 /*
+ * One counter of the calling thread, pmcN, into *value: the lean read (no
+ * run time, no other counter), as cheap as perf's own user-space read where
+ * the fast path is available; the same paths and modes as kpmc_read() (in
+ * KPMC_PATH_FAST mode, success means it took the fast path; its fast reads
+ * are not counted in kpmc_read_stats, to stay lean).
+ * 0, -ENOENT if pmcN is not counted, -EINVAL, -EOPNOTSUPP, or -errno.
+ */
+int kpmc_read_counter(unsigned int pmc, uint64_t *value);
+/*
  * How kpmc_read() gets the counts. AUTO (default): the fast path where the
  * kernel lets this thread read its counters from user space (an mmap'd page of
  * /proc/kpmc/self plus the live counters, no system call), read() of
