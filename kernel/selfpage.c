@@ -61,7 +61,7 @@ static bool write_page(struct kpmc_cpu *c, struct kpmc_thread *t, struct kpmc_se
 {
 	bool live = t->state == KPMC_COUNTING && t->conf && c->cur == t;
 	const struct kpmc_hw_config *hw;
-	u32 flags = 0;
+	u32 flags = 0, old = p->counter_mask;
 	bool user;
 	unsigned int i;
 
@@ -69,6 +69,11 @@ static bool write_page(struct kpmc_cpu *c, struct kpmc_thread *t, struct kpmc_se
 	smp_wmb();
 	p->tid = t->tid;
 	p->nr = 0;
+	/* The lean entries of the counters the page named before: unreadable. */
+	for (i = 0; old && i < KPMC_MAX_COUNTERS; i++)
+		if (old & BIT(i))
+			p->by_pmc[i].user_index = 0;
+	p->counter_mask = 0;
 	if (t->state == KPMC_COUNTING && t->conf) {
 		hw = &t->conf->hw[t->set];
 		user = live && user_readable(t, hw);
@@ -92,6 +97,16 @@ static bool write_page(struct kpmc_cpu *c, struct kpmc_thread *t, struct kpmc_se
 		p->since_ns = t->switched_in_ns;
 		if (user)
 			flags |= KPMC_PAGE_USER_READ;
+		/* The same per pmc, with the readable ones' indices (+ 1). */
+		for (i = 0; i < hw->nr; i++) {
+			const struct kpmc_page_counter *pc = &p->ctr[i];
+			struct kpmc_page_pmc *e = &p->by_pmc[pc->pmc];
+
+			e->base = pc->base;
+			e->raw = pc->raw;
+			e->width_mask = pc->width_mask;
+			e->user_index = user ? pc->index + 1 : 0;
+		}
 	}
 	p->flags = flags;
 	smp_wmb();
@@ -171,6 +186,7 @@ void kpmc_selfpage_free(struct kpmc_thread *t)
 	smp_wmb();
 	p->flags = 0;
 	p->nr = 0;
+	memset(p->by_pmc, 0, sizeof(p->by_pmc));
 	smp_wmb();
 	WRITE_ONCE(p->seq, p->seq + 1);
 	put_page(t->self_page);

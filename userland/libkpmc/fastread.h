@@ -69,48 +69,36 @@ static inline int kpmc_page_read(const struct kpmc_self_page *p, kpmc_counter_re
 }
 
 /*
- * One counter, pmcN, as kpmc_page_read would count it, and nothing else: no
- * clock, no copy of the page (the lean read perf's own user-space read is
- * measured against). 0 and *value, -ENOENT if the page has no pmcN, or
- * -EAGAIN when the page says (or keeps saying) "use read()".
+ * One counter, pmcN (< KPMC_MAX_COUNTERS), as kpmc_page_read would count it,
+ * from its by_pmc entry and nothing else: no clock, no search, no copy (the
+ * lean read perf's own user-space read is measured against). 0 and *value,
+ * or -EAGAIN when the entry says (or the page keeps saying) "use read()",
+ * which also tells a counter that is not counted.
  */
 static inline int kpmc_page_read_one(const struct kpmc_self_page *p, uint32_t pmc,
 				     kpmc_counter_reader rd, void *arg, uint64_t *value)
 {
-	unsigned int tries, i, nr;
-	uint32_t seq;
+	const struct kpmc_page_pmc *e = &p->by_pmc[pmc % KPMC_MAX_COUNTERS];
+	unsigned int tries;
+	uint32_t seq, idx;
+	uint64_t v;
 
 	for (tries = 0; tries < KPMC_PAGE_RETRIES; tries++) {
-		const struct kpmc_page_counter *c = NULL;
-		uint64_t v = 0;
-
 		seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
 		if (seq & 1)
 			continue;
-		if (!(__atomic_load_n(&p->flags, __ATOMIC_RELAXED) & KPMC_PAGE_USER_READ))
+		/* 0: not counted or not readable from here now; read() says which. */
+		idx = __atomic_load_n(&e->user_index, __ATOMIC_RELAXED);
+		if (!idx)
 			return -EAGAIN;
-		nr = __atomic_load_n(&p->nr, __ATOMIC_RELAXED);
-		if (nr > KPMC_MAX_COUNTERS)
-			continue;
-		for (i = 0; i < nr; i++)
-			if (__atomic_load_n(&p->ctr[i].pmc, __ATOMIC_RELAXED) == pmc) {
-				c = &p->ctr[i];
-				break;
-			}
-		if (c) {
-			uint64_t live = rd(__atomic_load_n(&c->index, __ATOMIC_RELAXED), arg);
-
-			v = __atomic_load_n(&c->base, __ATOMIC_RELAXED) +
-			    ((live - __atomic_load_n(&c->raw, __ATOMIC_RELAXED)) &
-			     __atomic_load_n(&c->width_mask, __ATOMIC_RELAXED));
-		}
+		v = __atomic_load_n(&e->base, __ATOMIC_RELAXED) +
+		    ((rd(idx - 1, arg) - __atomic_load_n(&e->raw, __ATOMIC_RELAXED)) &
+		     __atomic_load_n(&e->width_mask, __ATOMIC_RELAXED));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&p->seq, __ATOMIC_RELAXED) != seq)
-			continue;
-		if (!c)
-			return -ENOENT;
-		*value = v;
-		return 0;
+		if (__atomic_load_n(&p->seq, __ATOMIC_RELAXED) == seq) {
+			*value = v;
+			return 0;
+		}
 	}
 	return -EAGAIN;
 }

@@ -591,9 +591,12 @@ static __attribute__((noinline)) int read_counter_slow(unsigned int pmc, uint64_
 	if (mode != KPMC_PATH_READ) {
 		p = my_page();
 		if (p) {
-			err = kpmc_page_read_one(p, pmc, read_counter, NULL, value);
-			if (err != -EAGAIN)
-				return err;
+			if (!kpmc_page_read_one(p, pmc, read_counter, NULL, value))
+				return 0;
+			/* Counting, but not pmcN: no path has it. */
+			if ((__atomic_load_n(&p->flags, __ATOMIC_RELAXED) & KPMC_PAGE_COUNTING) &&
+			    !(__atomic_load_n(&p->counter_mask, __ATOMIC_RELAXED) & (1u << pmc)))
+				return -ENOENT;
 		}
 		if (mode == KPMC_PATH_FAST)
 			return -EOPNOTSUPP;

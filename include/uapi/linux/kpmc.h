@@ -202,6 +202,11 @@ struct kpmc_self_sets {
  * with KPMC_PAGE_USER_READ, the live counters, then retries if seq moved. Then
  * pmcN = base + ((live - raw) & width_mask): the value a read() would give.
  * Without KPMC_PAGE_USER_READ the reader uses read() of /proc/kpmc/self.
+ *
+ * by_pmc[N] holds the same for pmcN alone, for a reader of one counter (the
+ * lean read, libkpmc's kpmc_read_counter): user_index is the counter's index
+ * + 1 while it is readable from user space, 0 otherwise (not counted, not
+ * readable now: use read()), the way perf's mmap page gives its index.
  */
 #define KPMC_PAGE_VERSION	1
 #define KPMC_PAGE_COUNTING	(1u << 0)	/* monitored and counting */
@@ -218,6 +223,14 @@ struct kpmc_page_counter {
 	__u32 index;		/* arm64: PMSELR_EL0 value or the cycle index; x86: rdpmc ECX */
 };
 
+struct kpmc_page_pmc {
+	__u64 base;
+	__u64 raw;
+	__u64 width_mask;
+	__u32 user_index;	/* index + 1 (see kpmc_page_counter.index); 0: use read() */
+	__u32 reserved;
+};
+
 struct kpmc_self_page {
 	__u32 seq;		/* odd: being rewritten */
 	__u32 version;		/* KPMC_PAGE_VERSION */
@@ -230,6 +243,7 @@ struct kpmc_self_page {
 	__u64 run_ns;		/* on-CPU time up to since_ns */
 	__u64 since_ns;		/* CLOCK_MONOTONIC of the last rewrite while on a CPU */
 	struct kpmc_page_counter ctr[KPMC_MAX_COUNTERS];
+	struct kpmc_page_pmc by_pmc[KPMC_MAX_COUNTERS];
 };
 
 #endif /* _UAPI_LINUX_KPMC_H */
