@@ -243,7 +243,8 @@ bool amd_ibs_nmi(void)
 	struct kpmc_mem_access *a;
 	u64 d2, d3, w;
 
-	if (!c || !(kpmc_x86_rdmsr(MSR_AMD_IBS_OP_CTL) & IBS_OP_VAL))
+	/* Only a sample kpmc armed for: IBS may be perf's on this CPU. */
+	if (!c || !c->armed || !(kpmc_x86_rdmsr(MSR_AMD_IBS_OP_CTL) & IBS_OP_VAL))
 		return false;
 	a = &c->pending;
 	memset(a, 0, sizeof(*a));

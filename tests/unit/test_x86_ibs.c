@@ -95,6 +95,13 @@ static void test_op_ctl(void **state)
 	assert_true(m.ibs_op_ctl == (0xe848 | 1ULL << 20 | 1ULL << 17));
 	be->stop(&hw);
 	assert_true(m.ibs_op_ctl == 0);
+	/* A sample of someone else's (perf's) IBS, kpmc not armed: not kpmc's NMI, left alone. */
+	m.ibs_op_ctl = 1ULL << 17 | 1ULL << 18;
+	assert_non_null(m.pmi);
+	assert_false(m.pmi());
+	assert_true(m.ibs_op_ctl == (1ULL << 17 | 1ULL << 18));
+	assert_false(be->mem_pending(&hw));
+	m.ibs_op_ctl = 0;
 	be->unclaim(0x3f);
 	be->remove();
 	assert_int_equal(m.allocs, 0);
