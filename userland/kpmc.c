@@ -79,8 +79,9 @@ static void usage(FILE *f)
 		"  NUMA node, last-level cache, through hwloc); --csv: every sample with\n"
 		"  Mitos's columns; --json: the views as one JSON object. Latency and\n"
 		"  %%L1..%%RAM columns where the source measures them (PEBS, IBS)\n"
-		"  -e PERIOD  a sample every PERIOD (+/- PERIOD/4, staying above 10000) user\n"
-		"             cycles (default 20000)\n"
+		"  -e PERIOD  a sample every PERIOD (+/- PERIOD/4, staying above 10000)\n"
+		"             events of the source's: user cycles (arm64, IBS), loads slower\n"
+		"             than 30 cycles (PEBS) (default 20000)\n"
 		"  -n TOP     rows per view (default 20)\n"
 		"  -c CONFIG  sample on this raw configuration instead (mem=1 is added)\n"
 		"  --heatmap NAME:ROWSxCOLS:FILE  samples per element of data symbol NAME\n"
@@ -694,21 +695,37 @@ int main(int argc, char **argv)
 	}
 	if (mem_mode) {
 		if (attach || system_wide || t.aggregate || t.format != OUT_TABLE) {
-			fprintf(stderr, "kpmc: mem: runs a program (-- PROG); -p, -S, -A, --json are not for it\n");
+			fprintf(stderr, "kpmc: mem: runs a program (-- PROG); -p, -S, -A are not for it\n");
 			return 2;
 		}
-		/* The cycle counter: exact in QEMU's -icount, everywhere a sample per PERIOD. */
+		/*
+		 * The source's event (options.c): on arm64 the cycle counter,
+		 * exact in QEMU's -icount; PEBS load latency; IBS's cycles.
+		 */
 		if (!nconfigs) {
 			/* Randomized by a quarter, the period staying above the kernel's minimum. */
 			unsigned long rnd = mem_period / 4;
+			char info[4096], ev[64];
+			unsigned int pmc = 0;
+			ssize_t got = -1;
+			int fd = open("/proc/kpmc/info", O_RDONLY | O_CLOEXEC);
 
+			if (fd >= 0) {
+				got = read(fd, info, sizeof(info) - 1);
+				close(fd);
+			}
+			info[got > 0 ? got : 0] = '\0';
+			if (kpmc_mem_default_event(info, ev, sizeof(ev)) || sscanf(ev, "pmc%u", &pmc) != 1) {
+				fprintf(stderr, "kpmc: mem: this machine has no memory-sampling source (/proc/kpmc/info: memory_sampling)\n");
+				return 1;
+			}
 			if (mem_period - rnd < 10000)
 				rnd = mem_period - 10000;
 			if (rnd)
-				snprintf(mem_cfg[0], sizeof(mem_cfg[0]), "pmc0,ebs0=%lu,rnd=%lu",
+				snprintf(mem_cfg[0], sizeof(mem_cfg[0]), "%s,ebs%u=%lu,rnd=%lu", ev, pmc,
 					 mem_period, rnd);
 			else
-				snprintf(mem_cfg[0], sizeof(mem_cfg[0]), "pmc0,ebs0=%lu", mem_period);
+				snprintf(mem_cfg[0], sizeof(mem_cfg[0]), "%s,ebs%u=%lu", ev, pmc, mem_period);
 			configs[nconfigs++] = mem_cfg[0];
 		}
 		for (int i = 0; i < nconfigs; i++) {

@@ -57,3 +57,51 @@ int kpmc_build_config(const char *const *configs, int n, long tbs_ms, char *out,
 	}
 	return (int)used;
 }
+
+/* The value of "key: value" in info, up to the line's end; NULL if absent. */
+static const char *info_value(const char *info, const char *key, size_t *vlen)
+{
+	size_t klen = strlen(key);
+	const char *p = info;
+
+	while (p && *p) {
+		if (!strncmp(p, key, klen) && p[klen] == ':' && p[klen + 1] == ' ') {
+			const char *v = p + klen + 2, *e = strchr(v, '\n');
+
+			*vlen = e ? (size_t)(e - v) : strlen(v);
+			return v;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+int kpmc_mem_default_event(const char *info, char *out, size_t len)
+{
+	size_t n = 0;
+	const char *src = info_value(info, "memory_sampling", &n);
+	const char *gen;
+	unsigned int first = 0, count = 0;
+	int w;
+
+	if (!src || (n >= 4 && !strncmp(src, "none", 4)))
+		return -1;
+	if (n >= 4 && !strncmp(src, "PEBS", 4)) {
+		/* "general_counters: 8 (pmc3-pmc10)": the first general counter. */
+		gen = info_value(info, "general_counters", &n);
+		if (!gen || sscanf(gen, "%u (pmc%u-", &count, &first) != 2 || !count)
+			return -1;
+		w = snprintf(out, len, "pmc%u=0x1cd,ldlat=30", first);
+	} else if (n >= 3 && !strncmp(src, "IBS", 3)) {
+		w = snprintf(out, len, "pmc0=0x76");
+	} else if (n >= 34 && !strncmp(src, "perf precise sampling (Intel PEBS)", 34)) {
+		w = snprintf(out, len, "pmc0=0x4000001cd,ldlat=30");
+	} else if (n >= 21 && !strncmp(src, "perf precise sampling", 21)) {
+		w = snprintf(out, len, "pmc0=0x0");
+	} else {
+		w = snprintf(out, len, "pmc0");
+	}
+	return w < 0 || (size_t)w >= len ? -1 : 0;
+}

@@ -17,4 +17,14 @@ long kpmc_parse_period_ms(const char *secs);
  */
 int kpmc_build_config(const char *const *configs, int n, long tbs_ms, char *out, size_t len);
 
+/*
+ * kpmc mem's sampling event for the memory source /proc/kpmc/info names
+ * (info: its text): "pmc0" (the cycle counter) for decoded instructions,
+ * the first general counter counting MEM_TRANS_RETIRED.LOAD_LATENCY with
+ * ldlat=30 for PEBS (perf mem's default threshold), cycles for IBS, perf's
+ * raw load-latency event or hardware cycles through the perf backend.
+ * 0 and out, or -1 if info names no source ("memory_sampling: none").
+ */
+int kpmc_mem_default_event(const char *info, char *out, size_t len);
+
 #endif

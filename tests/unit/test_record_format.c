@@ -335,6 +335,37 @@ static void test_period(void **state)
 	assert_string_equal(out, "pmc0,pmc1=0x8,tbs=5;pmc1=0x11,mux=5,tbs=5");
 }
 
+/* kpmc mem's sampling event, by the source /proc/kpmc/info names. */
+static void test_mem_default_event(void **state)
+{
+	static const struct {
+		const char *info, *event;
+	} cases[] = {
+		{ "backend: arm64\nfixed_counters: 1 pmc0=cycles(0x11)\ngeneral_counters: 6 (pmc1-pmc6)\nmemory_sampling: decoded instructions\n",
+		  "pmc0" },
+		{ "backend: intel\ngeneral_counters: 8 (pmc3-pmc10)\nmemory_sampling: PEBS load latency (record format 3) (ldlat)\n",
+		  "pmc3=0x1cd,ldlat=30" },
+		{ "backend: intel\ngeneral_counters: 2 (pmc0-pmc1)\nmemory_sampling: PEBS load latency (record format 1: the next instruction's IP) (ldlat)",
+		  "pmc0=0x1cd,ldlat=30" },
+		{ "backend: amd\nmemory_sampling: IBS Op (Zen 4 data sources)\n", "pmc0=0x76" },
+		{ "backend: perf\nmemory_sampling: perf precise sampling (Intel PEBS) (ldlat)\n",
+		  "pmc0=0x4000001cd,ldlat=30" },
+		{ "backend: perf\nmemory_sampling: perf precise sampling (AMD IBS)\n", "pmc0=0x0" },
+	};
+	char out[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(kpmc_mem_default_event(cases[i].info, out, sizeof(out)), 0);
+		assert_string_equal(out, cases[i].event);
+	}
+	assert_int_equal(kpmc_mem_default_event("backend: perf\nmemory_sampling: none\n", out, sizeof(out)), -1);
+	assert_int_equal(kpmc_mem_default_event("", out, sizeof(out)), -1);
+	/* PEBS without a general-counter line, or too small a buffer: no event. */
+	assert_int_equal(kpmc_mem_default_event("memory_sampling: PEBS load latency\n", out, sizeof(out)), -1);
+	assert_int_equal(kpmc_mem_default_event("memory_sampling: IBS Op\n", out, 4), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_scaling),
 		cmocka_unit_test(test_aggregate),
 		cmocka_unit_test(test_period),
+		cmocka_unit_test(test_mem_default_event),
 		cmocka_unit_test(test_uncounted),
 	};
 
