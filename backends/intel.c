@@ -565,8 +565,8 @@ static int intel_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw
 			 */
 			hw->selector[n] = kpmc_x86_evtsel(ev, &r, pmi && !cfg->mem) | X86_EVTSEL_EN;
 			if (pmi && cfg->mem) {
-				int err = intel_pebs_encode(cfg, (int)slot_gp(slot), ev, um,
-							    &enc.pebs, why, len);
+				int err = intel_pebs_encode(cfg, (int)slot_gp(slot),
+							    &hw->selector[n], &enc.pebs, why, len);
 
 				if (err)
 					return err;
@@ -574,7 +574,7 @@ static int intel_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw
 			}
 		}
 		if (pmi && cfg->mem && slot_is_fixed(slot)) {
-			int err = intel_pebs_encode(cfg, -1, 0, 0, &enc.pebs, why, len);
+			int err = intel_pebs_encode(cfg, -1, NULL, &enc.pebs, why, len);
 
 			if (err)
 				return err;

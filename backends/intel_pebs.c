@@ -22,11 +22,18 @@
  * Record formats (IA32_PERF_CAPABILITIES[11:8]): 1 (Nehalem) adds the data
  * address, data source and latency to format 0's registers; 2 (Haswell) the
  * eventing IP (the access itself, not the next instruction); 3 (Skylake) a
- * TSC. Format 0 has no data address; format 4 (adaptive PEBS, Ice Lake on)
- * has a configurable layout kpmc does not build yet: both are refused, as are
- * hybrid parts (a layout per core type) and kernels with page-table
- * isolation (the DS area would have to be mapped in every process's user
- * page tables, which only the kernel's perf can do, in the cpu_entry_area).
+ * TSC. Format 4 (adaptive PEBS, Ice Lake on) builds each record from the
+ * groups MSR_PEBS_DATA_CFG selects, for counters whose EVTSEL asks for an
+ * adaptive record: kpmc takes the basic group (the eventing IP) and the
+ * memory-info group (address, data source, latency), 64 bytes, on the cores
+ * whose memory-info latency is one field (Ice Lake, Tiger Lake, Rocket
+ * Lake). Refused: format 0 (no data address), adaptive PEBS without the
+ * memory-info group (no PEBS_BASELINE) or on later cores (the latency field
+ * splits into instruction and cache latency, and load latency there needs
+ * an auxiliary event beside it), hybrid parts (a layout per core type), and
+ * kernels with page-table isolation (the DS area would have to be mapped in
+ * every process's user page tables, which only the kernel's perf can do, in
+ * the cpu_entry_area).
  */
 #include "intel_pebs.h"
 
@@ -50,13 +57,33 @@ enum {
 	REC_WORDS_MAX = 25,		/* format 3's 200 bytes */
 };
 
-static const unsigned int record_words[] = { 0, 22, 24, 25 };
-static const char *const source_name[] = {
-	NULL,
-	"PEBS load latency (record format 1: the next instruction's IP)",
-	"PEBS load latency (record format 2)",
-	"PEBS load latency (record format 3)",
+/*
+ * Adaptive records (format 4): the basic group, then the memory-info group
+ * (what MSR_PEBS_DATA_CFG selects; the other groups stay off).
+ */
+enum {
+	AREC_FORMAT,			/* [47:0] the groups present, [63:48] record size */
+	AREC_IP,			/* the eventing instruction */
+	AREC_COUNTERS,			/* applicable counters */
+	AREC_TSC,
+	AREC_DLA,			/* memory-info group: data linear address */
+	AREC_AUX,			/* data source, as formats 1-3's dse */
+	AREC_LAT,			/* load latency, cycles */
+	AREC_TSX,
+	AREC_WORDS,
 };
+#define AREC_GROUP_MEMINFO	(1ULL << 0)
+#define AREC_SIZE_SHIFT		48
+#define AREC_BASIC_WORDS	4
+#define MSR_X86_PEBS_DATA_CFG	0x3f2
+#define PEBS_DATA_CFG_MEMINFO	(1ULL << 0)
+/* IA32_PERFEVTSELx.Adaptive_Record: this counter's records take the configured groups. */
+#define X86_EVTSEL_ADAPTIVE	(1ULL << 34)
+/* IA32_PERF_CAPABILITIES.PEBS_BASELINE: adaptive PEBS's groups exist. */
+#define PERF_CAP_PEBS_BASELINE	(1ULL << 14)
+
+/* By record format: 4 is the adaptive layout kpmc configures. */
+static const unsigned int record_words[] = { 0, 22, 24, 25, AREC_WORDS };
 
 #define PEBS_RECORDS	2		/* room for one more assist before the PMI is served */
 
@@ -71,7 +98,9 @@ struct pebs_cpu {
 
 static struct {
 	unsigned int format;		/* 0: PEBS not usable here */
+	bool adaptive;			/* format 4: records as MSR_PEBS_DATA_CFG builds them */
 	char why[KPMC_ERR_MAX];		/* why not */
+	char source[96];		/* desc->mem_source */
 	struct pebs_cpu *cpu;		/* per CPU, from the first mem=1 encode */
 	unsigned int nr_cpus;
 } pebs;
@@ -83,6 +112,53 @@ static struct {
 #define UM_ALL_LOADS		0x81
 #define UM_ALL_STORES		0x82
 #define LDLAT_DEFAULT		3
+
+/*
+ * Family 6 models with adaptive PEBS whose memory-info latency is a single
+ * field: Ice Lake (client, server, Xeon D), Tiger Lake, Rocket Lake.
+ */
+static bool adaptive_decoded(u32 cpuid1_eax)
+{
+	static const u8 models[] = { 0x6a, 0x6c, 0x7d, 0x7e, 0x8c, 0x8d, 0xa7 };
+	unsigned int model = ((cpuid1_eax >> 4) & 0xf) | ((cpuid1_eax >> 16) & 0xf) << 4;
+	unsigned int i;
+
+	if (((cpuid1_eax >> 8) & 0xf) != 6)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(models); i++)
+		if (models[i] == model)
+			return true;
+	return false;
+}
+
+/* Record format f (1-4 from PERF_CAPABILITIES caps) is decoded here, or why not. */
+static bool format_usable(unsigned int f, u64 caps, u32 cpuid1_eax)
+{
+	if (f == 0) {
+		snprintf(pebs.why, sizeof(pebs.why),
+			 "mem=1: PEBS record format 0 (no data address) is not supported: use the perf backend");
+		return false;
+	}
+	if (f < 4)
+		return true;
+	if (!(caps & PERF_CAP_PEBS_BASELINE)) {
+		snprintf(pebs.why, sizeof(pebs.why),
+			 "mem=1: PEBS record format %u (adaptive PEBS) without PEBS_BASELINE has no memory-info group: use the perf backend",
+			 f);
+		return false;
+	}
+	/*
+	 * Later cores split the memory-info latency into instruction and
+	 * cache latency, and want an auxiliary event beside load latency.
+	 */
+	if (f != 4 || !adaptive_decoded(cpuid1_eax)) {
+		snprintf(pebs.why, sizeof(pebs.why),
+			 "mem=1: adaptive PEBS (record format %u) is decoded on Ice Lake, Tiger Lake and Rocket Lake cores only: use the perf backend",
+			 f);
+		return false;
+	}
+	return true;
+}
 
 void intel_pebs_probe(struct kpmc_pmu_desc *desc, bool hybrid)
 {
@@ -98,21 +174,22 @@ void intel_pebs_probe(struct kpmc_pmu_desc *desc, bool hybrid)
 		snprintf(pebs.why, sizeof(pebs.why),
 			 "mem=1: this CPU has no PEBS (CPUID DS/PDCM, or IA32_MISC_ENABLE says unavailable)");
 	} else {
-		unsigned int f = (kpmc_x86_rdmsr(MSR_X86_PERF_CAPABILITIES) >> 8) & 0xf;
+		u64 caps = kpmc_x86_rdmsr(MSR_X86_PERF_CAPABILITIES);
+		unsigned int f = (caps >> 8) & 0xf;
 
-		if (f == 0 || f >= ARRAY_SIZE(record_words))
-			snprintf(pebs.why, sizeof(pebs.why),
-				 "mem=1: PEBS record format %u (%s) is not supported: use the perf backend",
-				 f, f ? "adaptive PEBS" : "no data address");
-		else if (kpmc_x86_pti_active())
+		if (format_usable(f, caps, r[0]) && kpmc_x86_pti_active())
 			snprintf(pebs.why, sizeof(pebs.why),
 				 "mem=1: page-table isolation is on: PEBS's DS area would need the user page tables (perf's cpu_entry_area); use the perf backend or pti=off");
-		else
+		else if (!pebs.why[0])
 			pebs.format = f;
 	}
 	if (!pebs.format)
 		return;
-	desc->mem_source = source_name[pebs.format];
+	pebs.adaptive = pebs.format >= 4;
+	snprintf(pebs.source, sizeof(pebs.source), "PEBS load latency (%srecord format %u%s)",
+		 pebs.adaptive ? "adaptive " : "", pebs.format,
+		 pebs.format == 1 ? ": the next instruction's IP" : "");
+	desc->mem_source = pebs.source;
 	desc->mem_ldlat = true;
 }
 
@@ -149,9 +226,15 @@ static const u32 load_source[16] = {
 #define DSE_STLB_MISS	(1ULL << 4)
 #define DSE_LOCKED	(1ULL << 5)
 
-int intel_pebs_encode(const struct kpmc_config *cfg, int gp, u8 event, u8 umask,
+/* EVTSEL fields with which a counter's PEBS records are undefined (SDM). */
+#define PEBS_INVALID_EVTSEL	(X86_EVTSEL_EDGE | X86_EVTSEL_ANY | X86_EVTSEL_INV | \
+				 (0xffULL << X86_EVTSEL_CMASK_SHIFT))
+
+int intel_pebs_encode(const struct kpmc_config *cfg, int gp, u64 *evtsel,
 		      struct intel_pebs_enc *out, char *why, size_t len)
 {
+	u8 event, umask;
+
 	memset(out, 0, sizeof(*out));
 	if (!pebs.format) {
 		snprintf(why, len, "%s", pebs.why);
@@ -163,10 +246,35 @@ int intel_pebs_encode(const struct kpmc_config *cfg, int gp, u8 event, u8 umask,
 			 cfg->ebs_slot);
 		return -EINVAL;
 	}
+	event = *evtsel & 0xff;
+	umask = (*evtsel >> 8) & 0xff;
+	if (*evtsel & PEBS_INVALID_EVTSEL) {
+		snprintf(why, len,
+			 "mem=1: pmc%u has edge, inv, any or cmask, with which PEBS records nothing defined",
+			 cfg->ebs_slot);
+		return -EINVAL;
+	}
+	/*
+	 * MEM_INST_RETIRED counts on IA32_PMC0-3 only, as does load latency
+	 * before Ice Lake (which takes any general-purpose counter).
+	 */
+	if (gp > 3 && !(pebs.adaptive && event == EV_LOAD_LATENCY)) {
+		snprintf(why, len,
+			 "mem=1: pmc%u is IA32_PMC%d; this PEBS event samples on IA32_PMC0-3 only",
+			 cfg->ebs_slot, gp);
+		return -EINVAL;
+	}
 	if (event == EV_LOAD_LATENCY && umask == UM_LOAD_LATENCY) {
 		out->op = KPMC_MEM_OP_LOAD;
 		out->ldlat = cfg->mem_ldlat ? cfg->mem_ldlat : LDLAT_DEFAULT;
-		out->pebs_enable = 1ULL << (32 + gp);
+		/*
+		 * Before Ice Lake, PEBS_ENABLE[32 + n] turns the facility on
+		 * for counter n. Ice Lake's (perfmon v5) has no such bits:
+		 * there PEBS_ENABLE[32 + n] enables PEBS on fixed counter n,
+		 * and the event with LD_LAT's threshold is the facility.
+		 */
+		if (!pebs.adaptive)
+			out->pebs_enable = 1ULL << (32 + gp);
 	} else if (event == EV_MEM_INST_RETIRED && (umask == UM_ALL_LOADS || umask == UM_ALL_STORES)) {
 		if (cfg->mem_ldlat) {
 			snprintf(why, len,
@@ -182,6 +290,8 @@ int intel_pebs_encode(const struct kpmc_config *cfg, int gp, u8 event, u8 umask,
 	}
 	out->gp = (unsigned int)gp;
 	out->pebs_enable |= 1ULL << gp;
+	if (pebs.adaptive)
+		*evtsel |= X86_EVTSEL_ADAPTIVE;
 	if (!pebs.cpu) {
 		pebs.nr_cpus = kpmc_x86_nr_cpus();
 		pebs.cpu = kpmc_x86_zalloc(pebs.nr_cpus * sizeof(*pebs.cpu));
@@ -216,6 +326,9 @@ void intel_pebs_load(const struct intel_pebs_enc *e)
 	kpmc_x86_wrmsr(MSR_X86_DS_AREA, (u64)(unsigned long)c->ds);
 	if (e->ldlat)
 		kpmc_x86_wrmsr(MSR_X86_PEBS_LD_LAT, e->ldlat);
+	/* The counter's EVTSEL asks for adaptive records: of these groups. */
+	if (pebs.adaptive)
+		kpmc_x86_wrmsr(MSR_X86_PEBS_DATA_CFG, PEBS_DATA_CFG_MEMINFO);
 	kpmc_x86_wrmsr(MSR_X86_PEBS_ENABLE, e->pebs_enable);
 }
 
@@ -229,6 +342,8 @@ void intel_pebs_quiesce(void)
 	if (!pebs.format)
 		return;
 	kpmc_x86_wrmsr(MSR_X86_PEBS_ENABLE, 0);
+	if (pebs.adaptive)
+		kpmc_x86_wrmsr(MSR_X86_PEBS_DATA_CFG, 0);
 	kpmc_x86_wrmsr(MSR_X86_DS_AREA, 0);
 }
 
@@ -238,47 +353,99 @@ static bool kernel_address(u64 ip)
 	return ip >= 0xffff800000000000ULL;
 }
 
+/*
+ * The latest record between base and index, or NULL. Adaptive records give
+ * their own size: walk them (at most PEBS_RECORDS), trusting no size that
+ * would leave the buffer or be smaller than the basic group.
+ */
+static const u64 *latest_record(const struct pebs_cpu *c)
+{
+	u64 at = c->ds[DS_PEBS_BASE], end = c->ds[DS_PEBS_INDEX], last = 0;
+	unsigned int n;
+
+	if (!pebs.adaptive) {
+		u64 size = record_words[pebs.format] * 8;
+
+		return end >= at + size ? (const u64 *)(unsigned long)(end - size) : NULL;
+	}
+	for (n = 0; n < PEBS_RECORDS && at < end; n++) {
+		u64 size = *(const u64 *)(unsigned long)at >> AREC_SIZE_SHIFT;
+
+		if (size < AREC_BASIC_WORDS * 8 || size > end - at)
+			break;
+		last = at;
+		at += size;
+	}
+	return last ? (const u64 *)(unsigned long)last : NULL;
+}
+
+/* A load-latency record's data source (dse, or adaptive's memory aux info) in kpmc's terms. */
+static u32 decode_source(u64 dse)
+{
+	u32 source = load_source[dse & 0xf];
+
+	if (dse & DSE_STLB_MISS)
+		source |= KPMC_MEM_SRC_TLB1_MISS | KPMC_MEM_SRC_TLB2_MISS;
+	if (dse & DSE_LOCKED)
+		source |= KPMC_MEM_SRC_LOCKED;
+	return source;
+}
+
 void intel_pebs_drain(void)
 {
-	unsigned int cpu = kpmc_x86_cpu(), words = record_words[pebs.format];
+	unsigned int cpu = kpmc_x86_cpu();
+	struct kpmc_mem_access *p;
 	struct pebs_cpu *c;
 	const u64 *rec;
-	u64 dse;
+	u64 dse, lat;
 
 	if (!pebs.cpu || cpu >= pebs.nr_cpus)
 		return;
 	c = &pebs.cpu[cpu];
-	/* The latest record: the one this PMI is for (a second is the next sample's). */
-	if (c->ds[DS_PEBS_INDEX] < c->ds[DS_PEBS_BASE] + words * 8)
+	/* The latest record: the one this PMI is for. */
+	rec = latest_record(c);
+	c->ds[DS_PEBS_INDEX] = c->ds[DS_PEBS_BASE];
+	if (!rec)
 		return;
-	rec = (const u64 *)(unsigned long)(c->ds[DS_PEBS_INDEX] - words * 8);
-	memset(&c->pending, 0, sizeof(c->pending));
-	c->pending.flags = KPMC_MEM_F_HARDWARE | KPMC_MEM_F_ADDR;
-	c->pending.addr = rec[REC_DLA];
-	if (pebs.format >= 2) {
-		c->pending.ip = rec[REC_REAL_IP];
-		c->pending.flags |= KPMC_MEM_F_EXACT;
+	p = &c->pending;
+	memset(p, 0, sizeof(*p));
+	p->flags = KPMC_MEM_F_HARDWARE;
+	if (pebs.adaptive) {
+		/* The basic group's IP is the eventing instruction's. */
+		p->ip = rec[AREC_IP];
+		p->flags |= KPMC_MEM_F_EXACT;
+		/* No memory-info group (should not be: kpmc asked for it): the IP alone. */
+		if (!(rec[AREC_FORMAT] & AREC_GROUP_MEMINFO) ||
+		    (rec[AREC_FORMAT] >> AREC_SIZE_SHIFT) < AREC_WORDS * 8)
+			goto out;
+		p->addr = rec[AREC_DLA];
+		dse = rec[AREC_AUX];
+		lat = rec[AREC_LAT];
 	} else {
-		/* Format 1 has the IP after the access: one instruction of skid. */
-		c->pending.ip = rec[REC_IP];
-		c->pending.skid = 1;
+		if (pebs.format >= 2) {
+			p->ip = rec[REC_REAL_IP];
+			p->flags |= KPMC_MEM_F_EXACT;
+		} else {
+			/* Format 1 has the IP after the access: one instruction of skid. */
+			p->ip = rec[REC_IP];
+			p->skid = 1;
+		}
+		p->addr = rec[REC_DLA];
+		dse = rec[REC_DSE];
+		lat = rec[REC_LAT];
 	}
-	if (kernel_address(c->pending.ip))
-		c->pending.flags |= KPMC_MEM_F_KERNEL;
-	c->pending.op = c->op;
-	dse = rec[REC_DSE];
+	p->flags |= KPMC_MEM_F_ADDR;
 	if (c->load_latency) {
 		/* A load-latency record: latency and data source. */
-		c->pending.latency = (u32)rec[REC_LAT];
-		c->pending.source = load_source[dse & 0xf];
-		if (dse & DSE_STLB_MISS)
-			c->pending.source |= KPMC_MEM_SRC_TLB1_MISS | KPMC_MEM_SRC_TLB2_MISS;
-		if (dse & DSE_LOCKED)
-			c->pending.source |= KPMC_MEM_SRC_LOCKED;
-		c->pending.flags |= KPMC_MEM_F_LATENCY | KPMC_MEM_F_SOURCE;
+		p->latency = (u32)lat;
+		p->source = decode_source(dse);
+		p->flags |= KPMC_MEM_F_LATENCY | KPMC_MEM_F_SOURCE;
 	}
+out:
+	if (kernel_address(p->ip))
+		p->flags |= KPMC_MEM_F_KERNEL;
+	p->op = c->op;
 	c->valid = true;
-	c->ds[DS_PEBS_INDEX] = c->ds[DS_PEBS_BASE];
 }
 
 void intel_pebs_mem_sample(struct pt_regs *regs, struct kpmc_mem_access *out)

@@ -34,10 +34,11 @@ bool intel_pebs_usable(void);
 void intel_pebs_remove(void);
 /*
  * encode of a mem=1 set whose sampling counter is general-purpose counter
- * gp (fixed: gp < 0) counting event/umask: 0 and *out, or -errno with why.
- * Allocates the CPUs' DS areas the first time (process context).
+ * gp with selector *evtsel (fixed: gp < 0, evtsel NULL): 0 and *out, with
+ * what PEBS needs added to *evtsel, or -errno with why. Allocates the CPUs'
+ * DS areas the first time (process context).
  */
-int intel_pebs_encode(const struct kpmc_config *cfg, int gp, u8 event, u8 umask,
+int intel_pebs_encode(const struct kpmc_config *cfg, int gp, u64 *evtsel,
 		      struct intel_pebs_enc *out, char *why, size_t len);
 /* Hot path, this CPU: after the counters are programmed / before they stop. */
 void intel_pebs_load(const struct intel_pebs_enc *e);

@@ -226,7 +226,8 @@ u64 kpmc_x86_rdmsr(u32 msr)
 		}
 	}
 	if (m.intel && msr == MSR_X86_PERF_CAPABILITIES)
-		return (m.full_width ? 1ULL << 13 : 0) | (u64)m.pebs_format << 8;
+		return (m.full_width ? 1ULL << 13 : 0) | (m.pebs_baseline ? 1ULL << 14 : 0) |
+		       (u64)m.pebs_format << 8;
 	if (m.intel && msr == 0x1a0)		/* MISC_ENABLE: bit 12, PEBS unavailable */
 		return m.pebs_unavailable ? 1ULL << 12 : 0;
 	if (m.amd_v2) {
@@ -293,6 +294,10 @@ void kpmc_x86_wrmsr(u32 msr, u64 v)
 	if (m.intel && m.pebs_format) {
 		switch (msr) {
 		case 0x3f1:
+			/* Perfmon v5: bits 32 on enable PEBS on fixed counters. */
+			if (m.pebs_format >= 4 && (v >> 32))
+				fail_msg("PEBS_ENABLE 0x%llx: fixed-counter PEBS, which the model lacks",
+					 (unsigned long long)v);
 			m.pebs_enable = v;
 			return;
 		case 0x3f6:
@@ -300,6 +305,11 @@ void kpmc_x86_wrmsr(u32 msr, u64 v)
 			return;
 		case 0x600:
 			m.ds_area = v;
+			return;
+		case 0x3f2:		/* MSR_PEBS_DATA_CFG: adaptive PEBS only */
+			if (m.pebs_format < 4)
+				break;
+			m.pebs_data_cfg = v;
 			return;
 		}
 	}
@@ -399,57 +409,6 @@ static bool add(u64 *c, u64 n, unsigned int bits)
 }
 
 /*
- * The PEBS assist of GP counter i's overflow (SDM: the DS area's PEBS
- * buffer, base/index/max/threshold at words 4-7, counter resets from word
- * 8): a record of m.pebs_next, the counter reloaded; true if the buffer
- * reached its interrupt threshold (GLOBAL_STATUS bit 62).
- */
-static bool pebs_assist(unsigned int i, u64 remainder)
-{
-	static const unsigned int words[] = { 0, 22, 24, 25 };
-	u64 *ds = (u64 *)(uintptr_t)m.ds_area;
-	unsigned int w;
-
-	if (!ds || m.pebs_format >= 4)
-		fail_msg("PEBS assist without a DS area, or of a format the model lacks");
-	w = words[m.pebs_format];
-	if (ds[5] + w * 8 > ds[6]) {
-		m.pebs_dropped++;
-	} else {
-		u64 *rec = (u64 *)(uintptr_t)ds[5];
-
-		memset(rec, 0, w * 8);
-		rec[0] = 0x246;				/* RFLAGS */
-		rec[1] = m.pebs_next.ip;
-		rec[18] = 1ULL << i;			/* applicable counters */
-		rec[19] = m.pebs_next.addr;
-		rec[20] = m.pebs_next.dse;
-		if (m.pebs_enable & (1ULL << (32 + i)))
-			rec[21] = m.pebs_next.latency;
-		if (m.pebs_format >= 2)
-			rec[22] = m.pebs_next.eventing_ip;
-		if (m.pebs_format >= 3)
-			rec[24] = 123456789;		/* TSC */
-		ds[5] += w * 8;
-		m.pebs_records++;
-	}
-	m.ctr[i] = (ds[8 + i] + remainder) & wmask(m.gp_width);
-	if (ds[5] >= ds[7]) {
-		m.global_status |= 1ULL << 62;
-		return true;
-	}
-	return false;
-}
-
-void model_pebs_load(const struct model_pebs_access *a, bool user)
-{
-	m.pebs_next = *a;
-	/* The facility counts loads slower than the threshold. */
-	if (a->latency > m.ld_lat)
-		model_inject(0xcd, 0x01, user, 1);
-}
-
-/*
  * IBS Op counts n cycles: at IbsOpMaxCnt * 16 it tags the next op (the
  * queued one), sets IbsOpVal, stops counting and raises its NMI.
  */
@@ -494,7 +453,7 @@ void model_inject(unsigned int event, unsigned int umask, bool user, u64 n)
 			continue;
 		if (add(&m.ctr[i], n, m.gp_width)) {
 			if (m.intel && (m.pebs_enable & (1ULL << i))) {
-				pmi |= pebs_assist(i, m.ctr[i]);
+				pmi |= model_pebs_assist(i, m.ctr[i]);
 				continue;
 			}
 			/* Only parts with a global status register have one to set. */

@@ -87,9 +87,10 @@ struct model {
 	 * MSRs, and the access the next assist records.
 	 */
 	unsigned int pebs_format;
+	bool pebs_baseline;		/* format 4: PERF_CAPABILITIES.PEBS_BASELINE */
 	bool ds;			/* CPUID.01H:EDX.DS */
 	bool pebs_unavailable, pti;
-	u64 pebs_enable, ld_lat, ds_area;
+	u64 pebs_enable, ld_lat, ds_area, pebs_data_cfg;
 	struct model_pebs_access {
 		u64 ip;			/* the instruction after the access (format 1's IP) */
 		u64 eventing_ip;	/* the access (format 2 on) */
@@ -123,6 +124,11 @@ void model_poll(void);
  * assist of an overflow it causes records it.
  */
 void model_pebs_load(const struct model_pebs_access *a, bool user);
+/*
+ * (msr_model_pebs.c) The assist of PEBS-enabled GP counter gp's overflow,
+ * remainder counts past it: true if it raised a PMI.
+ */
+bool model_pebs_assist(unsigned int gp, u64 remainder);
 /* Hybrid: run on CPU cpu from now on (its core type, its PMU's registers). */
 void model_cpu(unsigned int cpu);
 

@@ -4,8 +4,9 @@
  * against the MSR model's debug store: the MSRs and DS area it programs, the
  * samples the model's PEBS assists record (every field exact: IP, address,
  * access kind, latency, each data-source encoding, STLB miss, lock, skid by
- * record format), the load-latency threshold, and the configurations and
- * machines it refuses, with their reasons.
+ * record format, formats 1 and 3 and adaptive format 4), the load-latency
+ * threshold, and the configurations and machines it refuses, with their
+ * reasons.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -235,6 +236,146 @@ static void test_stores(void **state)
 	be->remove();
 }
 
+/* Ice Lake server (family 6 model 6ah): adaptive PEBS with its groups. */
+static void ice_lake(void)
+{
+	m.cpuid1_eax = 0x000606a6;
+	m.pebs_baseline = true;
+}
+
+/* Sapphire Rapids (model 8fh): adaptive PEBS, a split latency field. */
+static void sapphire_rapids(void)
+{
+	m.cpuid1_eax = 0x000806f8;
+	m.pebs_baseline = true;
+}
+
+/*
+ * Adaptive PEBS (format 4, Ice Lake): the adaptive-record bit in EVTSEL,
+ * MSR_PEBS_DATA_CFG's memory-info group, 64-byte records, load latency on a
+ * counter above IA32_PMC3, and every field of the samples.
+ */
+static void test_adaptive(void **state)
+{
+	static const struct {
+		u64 addr, latency, dse;
+		u32 source;
+		bool kernel;
+	} load[] = {
+		{ 0x7ffd00001000ULL, 51, 0x01, KPMC_MEM_SRC(KPMC_MEM_LVL_L1, KPMC_MEM_SNOOP_NONE), false },
+		{ 0x7ffd00002040ULL, 300, 0x1a,
+		  KPMC_MEM_SRC(KPMC_MEM_LVL_RAM, KPMC_MEM_SNOOP_HIT) | KPMC_MEM_SRC_TLB1_MISS |
+		  KPMC_MEM_SRC_TLB2_MISS, false },
+		{ 0xffff888000003000ULL, 0x12345, 0x27,
+		  KPMC_MEM_SRC(KPMC_MEM_LVL_L3, KPMC_MEM_SNOOP_HITM) | KPMC_MEM_SRC_LOCKED, true },
+	};
+	struct kpmc_hw_config hw;
+	struct kpmc_mem_access a;
+	const u64 period = 10000;
+	unsigned int i, k;
+
+	(void)state;
+	assert_int_equal(probe(MODEL_INTEL_V5, ice_lake), 0);
+	assert_string_equal(desc.mem_source, "PEBS load latency (adaptive record format 4)");
+	assert_true(desc.mem_ldlat);
+	assert_int_equal(be->claim(0x7ff, why, sizeof(why)), 0);
+	/* pmc7 is IA32_PMC4: Ice Lake's load latency takes any general-purpose counter. */
+	assert_int_equal(configure("pmc7=0x1cd,ebs7=10000,mem=1,ldlat=50,os7=1", &hw), 0);
+	/* USR, OS, EN, no INT, and Adaptive_Record (bit 34). */
+	assert_true(hw.selector[hw.sampling_index] == (0x4301cdULL | 1ULL << 34));
+	arm(&hw, period);
+	assert_true(m.sel[4] == (0x4301cdULL | 1ULL << 34));
+	/* PEBS on IA32_PMC4 alone: bit 36 would be fixed counter 4's PEBS here. */
+	assert_true(m.pebs_enable == 1ULL << 4);
+	assert_true(m.ld_lat == 50);
+	assert_true(m.pebs_data_cfg == 1);			/* the memory-info group */
+	assert_true(ds()[5] == ds()[4]);
+	assert_true(ds()[7] == ds()[4] + 64);			/* one 64-byte record */
+	assert_true(ds()[6] == ds()[4] + 128);
+	assert_true(ds()[8 + 4] == 0);				/* IA32_PMC4 reloads 0 */
+
+	for (i = 0; i < ARRAY_SIZE(load); i++) {
+		struct model_pebs_access fast = { .ip = 0x401004, .eventing_ip = 0x401000,
+						  .addr = 0x1000, .latency = 50, .dse = 1 };
+		struct model_pebs_access slow = { .ip = 0x403007 + i, .eventing_ip = 0x403000 + i,
+						  .addr = load[i].addr, .latency = load[i].latency,
+						  .dse = load[i].dse };
+		unsigned long pmis = m.pmis;
+
+		if (load[i].kernel) {
+			slow.ip = 0xffffffff81000007ULL;
+			slow.eventing_ip = 0xffffffff81000000ULL;
+		}
+		/* At the threshold (50 cycles): not counted. */
+		for (k = 0; k < 2 * period; k++)
+			model_pebs_load(&fast, !load[i].kernel);
+		assert_int_equal(m.pmis, pmis);
+		for (k = 0; k < period; k++)
+			model_pebs_load(&slow, !load[i].kernel);
+		assert_int_equal(m.pmis, pmis + 1);
+		assert_true(m.global_status == 0);
+		assert_true(m.ctr[4] == 0);
+		memset(&a, 0, sizeof(a));
+		be->mem_sample(NULL, &a);
+		assert_true(a.ip == slow.eventing_ip);
+		assert_true(a.addr == load[i].addr);
+		assert_int_equal(a.op, KPMC_MEM_OP_LOAD);
+		assert_int_equal(a.latency, load[i].latency);
+		assert_int_equal(a.source, load[i].source);
+		assert_int_equal(a.flags, KPMC_MEM_F_HARDWARE | KPMC_MEM_F_ADDR | KPMC_MEM_F_EXACT |
+					  KPMC_MEM_F_LATENCY | KPMC_MEM_F_SOURCE |
+					  (load[i].kernel ? KPMC_MEM_F_KERNEL : 0));
+		assert_int_equal(a.skid, 0);
+		assert_int_equal(a.size, 0);
+		memset(&a, 0, sizeof(a));
+		be->mem_sample(NULL, &a);
+		assert_int_equal(a.flags, 0);
+		assert_true(ds()[5] == ds()[4]);
+		be->write(&hw, hw.sampling_index,
+			  kpmc_overflow_start(period, hw.width_mask[hw.sampling_index]));
+	}
+	assert_int_equal(m.pebs_records, 3);
+	assert_int_equal(m.pebs_dropped, 0);
+	be->stop(&hw);
+	assert_true(m.pebs_enable == 0);
+	be->unclaim(0x7ff);
+	assert_true(m.ds_area == 0 && m.pebs_enable == 0 && m.pebs_data_cfg == 0);
+	be->release(&hw);
+	be->remove();
+	assert_int_equal(m.allocs, 0);
+}
+
+/* Adaptive stores (MEM_INST_RETIRED.ALL_STORES): address and exact IP, no latency or source. */
+static void test_adaptive_stores(void **state)
+{
+	struct kpmc_hw_config hw;
+	struct kpmc_mem_access a = { 0 };
+
+	(void)state;
+	assert_int_equal(probe(MODEL_INTEL_V5, ice_lake), 0);
+	assert_int_equal(be->claim(0x7ff, why, sizeof(why)), 0);
+	if (configure("pmc3=0x82d0,ebs3=15000,mem=1", &hw))
+		fail_msg("%s", why);
+	arm(&hw, 15000);
+	assert_true(m.pebs_enable == 1 && m.ld_lat == 0 && m.pebs_data_cfg == 1);
+	m.pebs_next = (struct model_pebs_access){ .ip = 0x405004, .eventing_ip = 0x405000,
+						  .addr = 0x7ffe00000010ULL, .dse = 0x1 };
+	model_inject(0xd0, 0x82, true, 14999);
+	assert_int_equal(m.pmis, 0);
+	model_inject(0xd0, 0x82, true, 1);
+	assert_int_equal(m.pmis, 1);
+	be->mem_sample(NULL, &a);
+	assert_int_equal(a.op, KPMC_MEM_OP_STORE);
+	assert_true(a.ip == 0x405000 && a.addr == 0x7ffe00000010ULL);
+	assert_int_equal(a.latency, 0);
+	assert_int_equal(a.source, 0);
+	assert_int_equal(a.flags, KPMC_MEM_F_HARDWARE | KPMC_MEM_F_ADDR | KPMC_MEM_F_EXACT);
+	be->unclaim(0x7ff);
+	be->release(&hw);
+	be->remove();
+	assert_int_equal(m.allocs, 0);
+}
+
 static void pti_on(void)
 {
 	m.pti = true;
@@ -271,6 +412,16 @@ static void test_refusals(void **state)
 		       "mem=1: ebs1 is a fixed counter; PEBS memory sampling needs a general-purpose counter");
 	expect_refused("pmc3=0x81d0,ebs3=10000,mem=1,ldlat=20", -EINVAL,
 		       "ldlat: only MEM_TRANS_RETIRED.LOAD_LATENCY (0x1cd) has a latency threshold");
+	/* PEBS's records are undefined with these; MEM_INST_RETIRED samples on IA32_PMC0-3. */
+	expect_refused("pmc3=0x1cd,edge3=1,ebs3=10000,mem=1", -EINVAL,
+		       "mem=1: pmc3 has edge, inv, any or cmask, with which PEBS records nothing defined");
+	expect_refused("pmc4=0x1cd,cmask4=2,ebs4=10000,mem=1", -EINVAL,
+		       "mem=1: pmc4 has edge, inv, any or cmask, with which PEBS records nothing defined");
+	expect_refused("pmc7=0x81d0,ebs7=10000,mem=1", -EINVAL,
+		       "mem=1: pmc7 is IA32_PMC4; this PEBS event samples on IA32_PMC0-3 only");
+	/* Load latency too, before adaptive PEBS. */
+	expect_refused("pmc10=0x1cd,ebs10=10000,mem=1", -EINVAL,
+		       "mem=1: pmc10 is IA32_PMC7; this PEBS event samples on IA32_PMC0-3 only");
 	assert_int_equal(probe(MODEL_SKYLAKE, pti_on), 0);
 	assert_null(desc.mem_source);
 	expect_refused("pmc3=0x1cd,ebs3=10000,mem=1", -EOPNOTSUPP,
@@ -284,9 +435,18 @@ static void test_refusals(void **state)
 	assert_int_equal(probe(MODEL_SKYLAKE, pebs_off), 0);
 	expect_refused("pmc3=0x1cd,ebs3=10000,mem=1", -EOPNOTSUPP,
 		       "mem=1: this CPU has no PEBS (CPUID DS/PDCM, or IA32_MISC_ENABLE says unavailable)");
+	/* Adaptive PEBS without its groups, or on a core it is not decoded for (Sapphire Rapids). */
 	assert_int_equal(probe(MODEL_INTEL_V5, NULL), 0);
+	assert_null(desc.mem_source);
 	expect_refused("pmc3=0x1cd,ebs3=10000,mem=1", -EOPNOTSUPP,
-		       "mem=1: PEBS record format 4 (adaptive PEBS) is not supported: use the perf backend");
+		       "mem=1: PEBS record format 4 (adaptive PEBS) without PEBS_BASELINE has no memory-info group: use the perf backend");
+	assert_int_equal(probe(MODEL_INTEL_V5, sapphire_rapids), 0);
+	assert_null(desc.mem_source);
+	expect_refused("pmc3=0x1cd,ebs3=10000,mem=1", -EOPNOTSUPP,
+		       "mem=1: adaptive PEBS (record format 4) is decoded on Ice Lake, Tiger Lake and Rocket Lake cores only: use the perf backend");
+	assert_int_equal(probe(MODEL_INTEL_V5, ice_lake), 0);
+	expect_refused("pmc7=0x82d0,ebs7=10000,mem=1", -EINVAL,
+		       "mem=1: pmc7 is IA32_PMC4; this PEBS event samples on IA32_PMC0-3 only");
 	assert_int_equal(probe(MODEL_ADL, NULL), 0);
 	assert_null(desc.mem_source);
 	expect_refused("pmc3=0x1cd,ebs3=10000,mem=1", -EOPNOTSUPP,
@@ -303,6 +463,8 @@ int main(void)
 		cmocka_unit_test(test_load_latency_samples),
 		cmocka_unit_test(test_format1),
 		cmocka_unit_test(test_stores),
+		cmocka_unit_test(test_adaptive),
+		cmocka_unit_test(test_adaptive_stores),
 		cmocka_unit_test(test_refusals),
 	};
 
