@@ -19,11 +19,12 @@ verdict arm64_fastpath_equals_read "$r"
 
 # The lean read of one counter (kpmc_read_counter): exact on the fast path
 # (forced: success means fast) and on read(), against itself and against
-# kpmc_read; cycles readable, an uncounted pmc -ENOENT, a bad one -EINVAL.
+# kpmc_read; cycles readable, an uncounted pmc -ENOENT, a bad one -EINVAL;
+# kpmc_set_read_path from one thread sends another's next read to read() and back.
 r=""
 "$fp" one >$OUT/fp_one.txt 2>&1 || r="fastpath one failed: $(cat $OUT/fp_one.txt);"
 cat $OUT/fp_one.txt
-grep -q '^one constant=yes cycles=1 enoent=1 einval=1$' $OUT/fp_one.txt || r="$r lean reads not exact, or wrong errors;"
+grep -q '^one constant=yes cycles=1 enoent=1 einval=1 modes=1$' $OUT/fp_one.txt || r="$r lean reads not exact, or wrong errors;"
 awk '/^one n=1 / { for (i = 3; i <= 5; i++) { split($i, a, "="); if (a[2] < 0 || a[2] > 2000) bad = 1 } } END { exit bad }' \
 	$OUT/fp_one.txt || r="$r a gap between lean reads is out of 0..2000 instructions;"
 verdict arm64_fastpath_read_counter_exact "$r"

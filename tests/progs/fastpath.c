@@ -397,6 +397,52 @@ static long long one_gap(int mode, unsigned long n, int whole)
 	return best;
 }
 
+/*
+ * The mode reaches threads whose pages are mapped (the inlined read tests
+ * only the thread's page pointer, which kpmc_set_read_path repoints): a
+ * thread reads fast, another thread sets KPMC_PATH_READ, its next read is a
+ * read(); back to AUTO, fast again. 1 if so.
+ */
+static pthread_barrier_t mode_bar;
+
+static void *mode_thread(void *arg)
+{
+	uint64_t v, f0, s0, f1, s1, f2, s2;
+	int *ok = arg;
+
+	*ok = !kpmc_read_counter(1, &v);		/* maps this thread's page */
+	kpmc_read_stats(&f0, &s0);
+	pthread_barrier_wait(&mode_bar);		/* main: KPMC_PATH_READ */
+	pthread_barrier_wait(&mode_bar);
+	*ok &= !kpmc_read_counter(1, &v);
+	kpmc_read_stats(&f1, &s1);
+	pthread_barrier_wait(&mode_bar);		/* main: KPMC_PATH_AUTO */
+	pthread_barrier_wait(&mode_bar);
+	*ok &= !kpmc_read_counter(1, &v);
+	kpmc_read_stats(&f2, &s2);
+	*ok &= s1 == s0 + 1 && s2 == s1;
+	return NULL;
+}
+
+static int mode_reaches_threads(void)
+{
+	pthread_t t;
+	int ok = 0;
+
+	kpmc_set_read_path(KPMC_PATH_AUTO);
+	pthread_barrier_init(&mode_bar, NULL, 2);
+	pthread_create(&t, NULL, mode_thread, &ok);
+	pthread_barrier_wait(&mode_bar);
+	kpmc_set_read_path(KPMC_PATH_READ);
+	pthread_barrier_wait(&mode_bar);
+	pthread_barrier_wait(&mode_bar);
+	kpmc_set_read_path(KPMC_PATH_AUTO);
+	pthread_barrier_wait(&mode_bar);
+	pthread_join(t, NULL);
+	pthread_barrier_destroy(&mode_bar);
+	return ok;
+}
+
 static int one(void)
 {
 	static const unsigned long ns[] = { 1, 1000, 100000, 3000000 };
@@ -416,9 +462,9 @@ static int one(void)
 		same &= !memcmp(g, g0, sizeof(g));
 	}
 	kpmc_set_read_path(KPMC_PATH_AUTO);
-	printf("one constant=%s cycles=%d enoent=%d einval=%d\n", same ? "yes" : "no",
+	printf("one constant=%s cycles=%d enoent=%d einval=%d modes=%d\n", same ? "yes" : "no",
 	       kpmc_read_counter(0, &v) == 0, kpmc_read_counter(5, &v) == -ENOENT,
-	       kpmc_read_counter(KPMC_MAX_COUNTERS, &v) == -EINVAL);
+	       kpmc_read_counter(KPMC_MAX_COUNTERS, &v) == -EINVAL, mode_reaches_threads());
 	return 0;
 }
 

@@ -208,6 +208,45 @@ static void read_one(void **state)
 	assert_int_equal(v, 1100);
 }
 
+/*
+ * One try, as kpmc.h's inlined kpmc_read_counter makes it: 0 with the value,
+ * KPMC__PAGE_RETRY (never a stale value) on a moved or odd seq, -EAGAIN on an
+ * entry without an index; *value untouched but on success.
+ */
+static void page_one_try(void **state)
+{
+	struct sim s;
+	uint64_t v;
+
+	(void)state;
+	sim_init(&s);
+	assert_int_equal(kpmc__page_one(&s.page, 1, sim_counter, &s, &v), 0);
+	assert_int_equal(v, 1100);
+	assert_int_equal(kpmc__page_one(&s.page, 0, sim_counter, &s, &v), 0);
+	assert_int_equal(v, 75);
+	/* Moved during the read: retry, nothing written. */
+	sim_init(&s);
+	s.rewrite_at = 0;
+	v = 1;
+	assert_int_equal(kpmc__page_one(&s.page, 1, sim_counter, &s, &v), KPMC__PAGE_RETRY);
+	assert_int_equal(v, 1);
+	assert_int_equal(kpmc__page_one(&s.page, 1, sim_counter, &s, &v), 0);
+	assert_int_equal(v, 1107);
+	/* Odd: retry without touching the counter. */
+	sim_init(&s);
+	s.page.seq = 5;
+	assert_int_equal(kpmc__page_one(&s.page, 1, sim_counter, &s, &v), KPMC__PAGE_RETRY);
+	assert_int_equal(s.reads, 0);
+	/* No index (not counted, not readable now, or libkpmc's all-zero no_page): read(). */
+	sim_init(&s);
+	s.page.by_pmc[0].user_index = 0;
+	assert_int_equal(kpmc__page_one(&s.page, 0, sim_counter, &s, &v), -EAGAIN);
+	memset(&s.page, 0, sizeof(s.page));
+	assert_int_equal(kpmc__page_one(&s.page, 1, sim_counter, &s, &v), -EAGAIN);
+	assert_int_equal(s.reads, 0);
+	assert_int_equal(v, 1107);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +257,7 @@ int main(void)
 		cmocka_unit_test(no_user_read_falls_back),
 		cmocka_unit_test(bad_page_falls_back),
 		cmocka_unit_test(read_one),
+		cmocka_unit_test(page_one_try),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,9 +9,11 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <string.h>
 #include <linux/types.h>
 #include <uapi/linux/kpmc.h>
+#include "include/kpmc.h"
 
 /* A live counter's value, by the page's index for it. */
 typedef uint64_t (*kpmc_counter_reader)(uint32_t index, void *arg);
@@ -71,36 +73,37 @@ static inline int kpmc_page_read(const struct kpmc_self_page *p, kpmc_counter_re
 /*
  * One counter, pmcN (< KPMC_MAX_COUNTERS), as kpmc_page_read would count it,
  * from its by_pmc entry and nothing else: no clock, no search, no copy (the
- * lean read perf's own user-space read is measured against). 0 and *value,
- * or -EAGAIN when the entry says (or the page keeps saying) "use read()",
- * which also tells a counter that is not counted.
+ * lean read perf's own user-space read is measured against). Each try is
+ * kpmc.h's kpmc__page_one, the very code kpmc_read_counter inlines into its
+ * callers. 0 and *value, or -EAGAIN when the entry says (or the page keeps
+ * saying) "use read()", which also tells a counter that is not counted.
  */
 static inline int kpmc_page_read_one(const struct kpmc_self_page *p, uint32_t pmc,
 				     kpmc_counter_reader rd, void *arg, uint64_t *value)
 {
-	const struct kpmc_page_pmc *e = &p->by_pmc[pmc % KPMC_MAX_COUNTERS];
 	unsigned int tries;
-	uint32_t seq, idx;
-	uint64_t v;
+	int r;
 
 	for (tries = 0; tries < KPMC_PAGE_RETRIES; tries++) {
-		seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
-		if (seq & 1)
-			continue;
-		/* 0: not counted or not readable from here now; read() says which. */
-		idx = __atomic_load_n(&e->user_index, __ATOMIC_RELAXED);
-		if (!idx)
-			return -EAGAIN;
-		v = __atomic_load_n(&e->base, __ATOMIC_RELAXED) +
-		    ((rd(idx - 1, arg) - __atomic_load_n(&e->raw, __ATOMIC_RELAXED)) &
-		     __atomic_load_n(&e->width_mask, __ATOMIC_RELAXED));
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&p->seq, __ATOMIC_RELAXED) == seq) {
-			*value = v;
-			return 0;
-		}
+		r = kpmc__page_one(p, pmc % KPMC_MAX_COUNTERS, rd, arg, value);
+		if (r != KPMC__PAGE_RETRY)
+			return r;
 	}
 	return -EAGAIN;
 }
+
+/* kpmc.h repeats these so that it stands alone; they must agree. */
+_Static_assert(KPMC__PAGE_BY_PMC == offsetof(struct kpmc_self_page, by_pmc), "by_pmc offset");
+_Static_assert(sizeof(struct kpmc__page_pmc) == sizeof(struct kpmc_page_pmc), "by_pmc entry");
+_Static_assert(offsetof(struct kpmc__page_pmc, base) == offsetof(struct kpmc_page_pmc, base) &&
+	       offsetof(struct kpmc__page_pmc, raw) == offsetof(struct kpmc_page_pmc, raw) &&
+	       offsetof(struct kpmc__page_pmc, width_mask) ==
+	       offsetof(struct kpmc_page_pmc, width_mask) &&
+	       offsetof(struct kpmc__page_pmc, user_index) ==
+	       offsetof(struct kpmc_page_pmc, user_index), "by_pmc fields");
+_Static_assert(offsetof(struct kpmc_self_page, seq) == 0, "seq first");
+_Static_assert(KPMC__CYCLE_INDEX == KPMC_PAGE_ARM64_CYCLE_INDEX, "cycle index");
+_Static_assert(KPMC_LIB_COUNTERS == KPMC_MAX_COUNTERS, "counters");
+_Static_assert(-11 == -EAGAIN, "kpmc__page_one's -EAGAIN");
 
 #endif

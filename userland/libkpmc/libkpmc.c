@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 #define _GNU_SOURCE	/* pipe2 */
+/* kpmc_read_counter's one out-of-line definition is here, not kpmc.h's inline. */
+#define KPMC_NO_INLINE
 #include "kpmc.h"
 
 #include <errno.h>
@@ -88,6 +90,27 @@ static pthread_once_t path_env_once = PTHREAD_ONCE_INIT;
  */
 #define KPMC_TLS __thread __attribute__((tls_model("initial-exec")))
 static KPMC_TLS const struct kpmc_self_page *page;
+/*
+ * What kpmc.h's inlined kpmc_read_counter reads, its only test before the
+ * page's own: the thread's page while the fast path may be taken, else
+ * no_page, whose entries all say "use read()" (so no NULL test either). The
+ * mode is in it too: KPMC_PATH_READ points every thread's at no_page, through
+ * fast_threads (a global flag would be a load and a branch more per read).
+ * Exported (libkpmc.map), not API.
+ */
+static const struct kpmc_self_page no_page;	/* seq even, every user_index 0 */
+__thread const void *kpmc__page_v1 __attribute__((tls_model("initial-exec"))) = &no_page;
+
+/* Threads with a mapped page, for kpmc_set_read_path to reach their kpmc__page_v1. */
+struct fast_thread {
+	const void **slot;		/* the thread's kpmc__page_v1 */
+	const void *page;
+	struct fast_thread *prev, *next;
+};
+static struct fast_thread *fast_threads;
+static pthread_mutex_t fast_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t fast_key;
+static KPMC_TLS struct fast_thread *fast_me;
 static KPMC_TLS int last_path;
 static KPMC_TLS uint64_t reads_fast, reads_slow;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -101,6 +124,12 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static void forget_thread_state(void)
 {
 	page = NULL;
+	kpmc__page_v1 = &no_page;
+	/* The other threads are gone; their entries are leaked, not touched. */
+	fast_threads = NULL;
+	fast_me = NULL;
+	pthread_setspecific(fast_key, NULL);
+	pthread_mutex_unlock(&fast_lock);
 	if (self_fd >= 0)
 		close(self_fd);
 	self_fd = -1;
@@ -128,9 +157,44 @@ static uint32_t gettid_cached(void)
 	return my_tid;
 }
 
+static void fast_fork_prepare(void)
+{
+	pthread_mutex_lock(&fast_lock);
+}
+
+static void fast_fork_parent(void)
+{
+	pthread_mutex_unlock(&fast_lock);
+}
+
+/* A thread leaves: its kpmc__page_v1 is about to go, so its entry goes first. */
+static void fast_thread_exit(void *arg)
+{
+	struct fast_thread *f = arg;
+
+	pthread_mutex_lock(&fast_lock);
+	if (f->prev)
+		f->prev->next = f->next;
+	else
+		fast_threads = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+	pthread_mutex_unlock(&fast_lock);
+	free(f);
+}
+
 static void install_atfork(void)
 {
-	pthread_atfork(NULL, NULL, forget_thread_state);
+	pthread_key_create(&fast_key, fast_thread_exit);
+	pthread_atfork(fast_fork_prepare, fast_fork_parent, forget_thread_state);
+}
+
+/* Under fast_lock: what the thread's inline may read in the current mode. */
+static void fast_publish(struct fast_thread *f)
+{
+	__atomic_store_n(f->slot, __atomic_load_n(&path_mode, __ATOMIC_RELAXED) == KPMC_PATH_READ ?
+			 &no_page : f->page,
+			 __ATOMIC_RELAXED);
 }
 
 static void path_from_env(void)
@@ -149,8 +213,27 @@ int kpmc_set_read_path(int mode)
 {
 	if (mode != KPMC_PATH_AUTO && mode != KPMC_PATH_READ && mode != KPMC_PATH_FAST)
 		return -EINVAL;
+	struct fast_thread *f;
+	int old;
+
 	pthread_once(&path_env_once, path_from_env);
+	/*
+	 * Most calls keep the pointers as they are (AUTO <-> FAST): one atomic
+	 * store, no lock, the same few instructions every time (callers set the
+	 * mode inside measured code). A CAS, so that it never undoes a change
+	 * of the pointers made meanwhile.
+	 */
+	old = __atomic_load_n(&path_mode, __ATOMIC_RELAXED);
+	while ((old == KPMC_PATH_READ) == (mode == KPMC_PATH_READ))
+		if (__atomic_compare_exchange_n(&path_mode, &old, mode, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return 0;
+	pthread_mutex_lock(&fast_lock);
 	__atomic_store_n(&path_mode, mode, __ATOMIC_RELAXED);
+	/* A read already past its thread's pointer finishes on the old path. */
+	for (f = fast_threads; f; f = f->next)
+		fast_publish(f);
+	pthread_mutex_unlock(&fast_lock);
 	return 0;
 }
 
@@ -224,9 +307,29 @@ static const struct kpmc_self_page *my_page(void)
 	if (open_self())
 		return NULL;
 	p = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, self_fd, 0);
+	/* Another layout is no page: never read, by the calls nor the inline. */
+	if (p != MAP_FAILED && ((const struct kpmc_self_page *)p)->version != KPMC_PAGE_VERSION) {
+		munmap(p, sysconf(_SC_PAGESIZE));
+		p = MAP_FAILED;
+	}
 	page = p;
-	if (p == MAP_FAILED || page->version != KPMC_PAGE_VERSION)
+	if (p == MAP_FAILED)
 		return NULL;
+	/* The inline must not skip KPMC_READ_PATH: the mode is set before it reads. */
+	pthread_once(&path_env_once, path_from_env);
+	fast_me = calloc(1, sizeof(*fast_me));
+	if (fast_me) {	/* else the inline always calls: slower, still right */
+		fast_me->slot = &kpmc__page_v1;
+		fast_me->page = p;
+		pthread_mutex_lock(&fast_lock);
+		fast_me->next = fast_threads;
+		if (fast_threads)
+			fast_threads->prev = fast_me;
+		fast_threads = fast_me;
+		fast_publish(fast_me);
+		pthread_mutex_unlock(&fast_lock);
+		pthread_setspecific(fast_key, fast_me);
+	}
 	return page;
 }
 
@@ -579,13 +682,18 @@ int kpmc_read(struct kpmc_counts *c)
 	return read_counts(c, __atomic_load_n(&path_mode, __ATOMIC_RELAXED));
 }
 
-/* kpmc_read_counter's first call, its read() path and its fallbacks. */
-static __attribute__((noinline)) int read_counter_slow(unsigned int pmc, uint64_t *value)
+/*
+ * kpmc_read_counter's first call, its read() path and its fallbacks, out of
+ * line from the inlined fast path (kpmc.h).
+ */
+int kpmc__read_counter_slow(unsigned int pmc, uint64_t *value)
 {
 	const struct kpmc_self_page *p;
 	struct kpmc_counts c;
 	int mode, err;
 
+	if (pmc >= KPMC_MAX_COUNTERS)
+		return -EINVAL;
 	pthread_once(&path_env_once, path_from_env);
 	mode = __atomic_load_n(&path_mode, __ATOMIC_RELAXED);
 	if (mode != KPMC_PATH_READ) {
@@ -611,21 +719,18 @@ static __attribute__((noinline)) int read_counter_slow(unsigned int pmc, uint64_
 	return 0;
 }
 
+/*
+ * The symbol, for callers that do not inline kpmc.h's body (-O0, other
+ * architectures, its address taken): the same fast path, then the rest.
+ */
 int kpmc_read_counter(unsigned int pmc, uint64_t *value)
 {
-	const struct kpmc_self_page *p = page;
+	const void *p = kpmc__page_v1;
 
-	if (pmc >= KPMC_MAX_COUNTERS)
-		return -EINVAL;
-	/*
-	 * The hot path: a page already mapped (MAP_FAILED: none), a mode that
-	 * allows it, one seqlock read of one counter.
-	 */
-	if (p && p != MAP_FAILED &&
-	    __atomic_load_n(&path_mode, __ATOMIC_RELAXED) != KPMC_PATH_READ &&
-	    !kpmc_page_read_one(p, pmc, read_counter, NULL, value))
+	if (pmc < KPMC_MAX_COUNTERS &&
+	    !kpmc__page_one(p, pmc, read_counter, NULL, value))
 		return 0;
-	return read_counter_slow(pmc, value);
+	return kpmc__read_counter_slow(pmc, value);
 }
 
 static void free_mine(void *p)

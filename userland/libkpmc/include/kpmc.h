@@ -66,7 +66,9 @@ int kpmc_read(struct kpmc_counts *c);
  * are not counted in kpmc_read_stats, to stay lean).
  * 0, -ENOENT if pmcN is not counted, -EINVAL, -EOPNOTSUPP, or -errno.
  */
+#if !(defined(__aarch64__) && defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(KPMC_NO_INLINE))
 int kpmc_read_counter(unsigned int pmc, uint64_t *value);
+#endif	/* else inlined: see the end of this header */
 /*
  * How kpmc_read() gets the counts. AUTO (default): the fast path where the
  * kernel lets this thread read its counters from user space (an mmap'd page of
@@ -223,5 +225,109 @@ long kpmc_mem_samples(kpmc_mem_fn fn, void *arg);
  * xidx = index[0]). The number of rows, or -errno.
  */
 long kpmc_mem_write_csv(FILE *f);
+
+
+/*
+ * kpmc_read_counter's fast path, inlined into the caller as perf's own
+ * user-space read is (a call into the library, its checks and its TLS lookup
+ * cost twice the read itself). Not API: what the inline needs of the library.
+ *
+ * kpmc__page_v1: the calling thread's page (struct kpmc_self_page,
+ * <uapi/linux/kpmc.h>) while the fast path may be taken, otherwise a page
+ * whose entries all say "use read()" (never NULL: no test for it in the hot
+ * path): not mapped yet, no page, or another layout (a library that maps a
+ * page of another layout points it there, so a program inlined against this
+ * one falls back to the call), or KPMC_PATH_READ mode.
+ * kpmc__read_counter_slow: the rest of kpmc_read_counter (first call, read(),
+ * retries, errors). The layout of the page's by_pmc[] entry is repeated here
+ * so that this header stands alone; libkpmc.c checks it against the uapi.
+ */
+#define KPMC__PAGE_BY_PMC	560	/* offsetof(struct kpmc_self_page, by_pmc) */
+struct kpmc__page_pmc {
+	uint64_t base;
+	uint64_t raw;
+	uint64_t width_mask;
+	uint32_t user_index;	/* the counter's index + 1; 0: use read() */
+	uint32_t reserved;
+};
+#define KPMC__CYCLE_INDEX	31	/* arm64: index of PMCCNTR_EL0 */
+#define KPMC__PAGE_RETRY	1	/* kpmc__page_one: the page moved, try again */
+
+extern __thread const void *kpmc__page_v1 __attribute__((tls_model("initial-exec")));
+int kpmc__read_counter_slow(unsigned int pmc, uint64_t *value);
+
+/*
+ * One try at pmcN (< KPMC_LIB_COUNTERS) from the page at p, by the page's
+ * sequence lock: 0 and *value; KPMC__PAGE_RETRY when the page was being
+ * rewritten or moved meanwhile; -11 (-EAGAIN; errno.h left out of a public
+ * header) when its entry says "use read()". rd reads the live counter by
+ * index; always inlined so that a constant rd becomes its instructions.
+ */
+static inline __attribute__((always_inline)) int
+kpmc__page_one(const void *p, unsigned int pmc, uint64_t (*rd)(uint32_t, void *), void *arg,
+	       uint64_t *value)
+{
+	/*
+	 * Volatile, not __atomic relaxed loads: the same single loads, but GCC
+	 * folds the field offsets into them (it adds them first for atomics).
+	 */
+	const volatile struct kpmc__page_pmc *e = (const volatile struct kpmc__page_pmc *)
+		((const char *)p + KPMC__PAGE_BY_PMC) + pmc;
+	uint32_t seq, idx;
+	uint64_t v, base, raw, mask;
+
+	seq = __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(seq & 1, 0))
+		return KPMC__PAGE_RETRY;
+	idx = e->user_index;
+	if (__builtin_expect(!idx, 0))
+		return -11;
+	/* The entry before the counter: its loads then share one base register. */
+	base = e->base;
+	raw = e->raw;
+	mask = e->width_mask;
+	v = base + ((rd(idx - 1, arg) - raw) & mask);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__builtin_expect(*(const volatile uint32_t *)p != seq, 0))
+		return KPMC__PAGE_RETRY;
+	*value = v;
+	return 0;
+}
+
+#if defined(__aarch64__) && defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(KPMC_NO_INLINE)
+/* PMUv3 at EL0: granted by kpmc only while the page's entry has an index. */
+static inline __attribute__((always_inline)) uint64_t kpmc__pmu_read(uint32_t index, void *arg)
+{
+	uint64_t v;
+
+	(void)arg;
+	if (index == KPMC__CYCLE_INDEX) {
+		__asm__ volatile("mrs %0, pmccntr_el0" : "=r"(v));
+	} else {
+		__asm__ volatile("msr pmselr_el0, %1\n\tisb\n\tmrs %0, pmxevcntr_el0"
+				 : "=r"(v) : "r"((uint64_t)index));
+	}
+	return v;
+}
+
+/*
+ * Static: each program gets the body inlined (and a local copy if it takes
+ * its address); the library's definition of kpmc_read_counter stays the
+ * symbol for everyone else (-O0, other architectures, KPMC_NO_INLINE).
+ */
+static inline __attribute__((always_inline)) int
+kpmc_read_counter(unsigned int pmc, uint64_t *value)
+{
+	const void *p = __atomic_load_n(&kpmc__page_v1, __ATOMIC_RELAXED);
+	uint64_t v;
+
+	if (__builtin_expect(pmc < KPMC_LIB_COUNTERS, 1) &&
+	    !kpmc__page_one(p, pmc, kpmc__pmu_read, 0, &v)) {
+		*value = v;
+		return 0;
+	}
+	return kpmc__read_counter_slow(pmc, value);
+}
+#endif
 
 #endif
