@@ -120,7 +120,7 @@ static int amd_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 		if (!(cfg->mask & (1u << slot)))
 			continue;
 		if (pmi && cfg->mem) {
-			int err = amd_ibs_encode(cfg, req->event, why, len);
+			int err = amd_ibs_encode(cfg, req, why, len);
 
 			if (err)
 				return err;
@@ -157,6 +157,18 @@ static void set_enables(const struct kpmc_hw_config *hw, bool on)
 			       on ? hw->selector[i] : hw->selector[i] & ~X86_EVTSEL_EN);
 }
 
+/* IBS samples every mode: may a sample show a kernel op's addresses? */
+static bool counts_kernel(const struct kpmc_hw_config *hw)
+{
+	return hw->selector[hw->sampling_index] & X86_EVTSEL_OS;
+}
+
+static void amd_release(struct kpmc_hw_config *hw)
+{
+	if (hw->sampling_external)
+		amd_ibs_release();
+}
+
 static void amd_load(const struct kpmc_hw_config *hw, const u64 *start)
 {
 	unsigned int i;
@@ -172,7 +184,8 @@ static void amd_load(const struct kpmc_hw_config *hw, const u64 *start)
 		kpmc_x86_wrmsr(ctr_msr(hw->slot[i]), start[i] & hw->width_mask[i]);
 	}
 	if (hw->sampling_external)
-		amd_ibs_arm(start[hw->sampling_index], hw->width_mask[hw->sampling_index]);
+		amd_ibs_arm(start[hw->sampling_index], hw->width_mask[hw->sampling_index],
+			    counts_kernel(hw));
 	if (amd.v2)
 		kpmc_x86_wrmsr(MSR_AMD_PERF_CNTR_GLOBAL_CTL, hw->enable_bits);
 }
@@ -183,7 +196,7 @@ static void amd_start(const struct kpmc_hw_config *hw)
 	if (hw->sampling_external) {
 		unsigned int i = hw->sampling_index;
 
-		amd_ibs_arm(kpmc_x86_rdmsr(ctr_msr(hw->slot[i])), hw->width_mask[i]);
+		amd_ibs_resume(ctr_msr(hw->slot[i]), hw->width_mask[i], counts_kernel(hw));
 	}
 	set_enables(hw, true);
 }
@@ -207,7 +220,7 @@ static void amd_write(const struct kpmc_hw_config *hw, unsigned int index, u64 v
 {
 	kpmc_x86_wrmsr(ctr_msr(hw->slot[index]), value & hw->width_mask[index]);
 	if (hw->sampling_external && index == hw->sampling_index)
-		amd_ibs_arm(value, hw->width_mask[index]);
+		amd_ibs_arm(value, hw->width_mask[index], counts_kernel(hw));
 }
 
 static bool amd_mem_pending(const struct kpmc_hw_config *hw)
@@ -264,6 +277,11 @@ static int amd_claim(u32 mask, char *why, size_t len)
 
 	if (err)
 		return err;
+	err = amd_ibs_claim(why, len);
+	if (err) {
+		kpmc_x86_unreserve(amd.nr, amd.ctl0, amd.ctr0, amd.stride);
+		return err;
+	}
 	amd.claimed = mask & ((1u << amd.nr) - 1);
 	kpmc_x86_on_each_cpu(amd_quiesce, NULL);
 	kpmc_x86_pmi_attach(amd_pmi);
@@ -274,6 +292,7 @@ static void amd_unclaim(u32 mask)
 {
 	kpmc_x86_on_each_cpu(amd_quiesce, NULL);
 	kpmc_x86_pmi_detach();
+	amd_ibs_unclaim();
 	amd.claimed = 0;
 	kpmc_x86_unreserve(amd.nr, amd.ctl0, amd.ctr0, amd.stride);
 }
@@ -284,6 +303,7 @@ const struct kpmc_backend kpmc_amd_backend = {
 	.claim = amd_claim,
 	.unclaim = amd_unclaim,
 	.encode = amd_encode,
+	.release = amd_release,
 	.load = amd_load,
 	.start = amd_start,
 	.stop = amd_stop,

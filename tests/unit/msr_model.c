@@ -68,11 +68,11 @@ void model_init(enum model_kind kind)
 		break;
 	case MODEL_ZEN4:
 		m.nr_gp = 6, m.gp_width = 48, m.amd_ext = true, m.amd_v2 = true, m.family = 0x19;
-		m.ibs = m.ibs_opcntext = m.ibs_zen4 = m.ibs_lvt_valid = true;
+		m.ibs = m.ibs_ffv = m.ibs_opcntext = m.ibs_zen4 = m.ibs_lvt_valid = true;
 		break;
 	case MODEL_ZEN1:
 		m.nr_gp = 6, m.gp_width = 48, m.amd_ext = true, m.family = 0x17;
-		m.ibs = m.ibs_lvt_valid = true;
+		m.ibs = m.ibs_ffv = m.ibs_lvt_valid = true;
 		m.rapl_unit = 0x000a1003;	/* energy unit 2^-16 J */
 		m.rapl_domains = 1u << RAPL_PKG | 1u << RAPL_CORE;
 		break;
@@ -160,7 +160,7 @@ void kpmc_x86_cpuid(u32 leaf, u32 subleaf, u32 r[4])
 		break;
 	case 0x8000001b:
 		if (m.ibs)
-			r[0] = 1u << 0 | 1u << 2 | (m.ibs_opcntext ? 1u << 6 : 0) |
+			r[0] = (m.ibs_ffv ? 1u << 0 : 0) | 1u << 2 | (m.ibs_opcntext ? 1u << 6 : 0) |
 			       (m.ibs_zen4 ? 1u << 11 : 0);
 		break;
 	case 0x80000022:
@@ -237,15 +237,10 @@ u64 kpmc_x86_rdmsr(u32 msr)
 		}
 	}
 	if (m.ibs) {
-		switch (msr) {
-		case 0xc0011033: return m.ibs_op_ctl;
-		case 0xc0011034: return m.ibs_tagged.rip;
-		case 0xc0011035: return 0;		/* IBS_OP_DATA: branch and retire timing */
-		case 0xc0011036: return m.ibs_tagged.data2;
-		case 0xc0011037: return m.ibs_tagged.data3;
-		case 0xc0011038: return m.ibs_tagged.linaddr;
-		case 0xc001103a: return m.ibs_lvt_valid ? 1ULL << 8 | 1 : 0;
-		}
+		u64 v;
+
+		if (model_ibs_rdmsr(msr, &v))
+			return v;
 	}
 	bad_msr("rdmsr", msr);
 }
@@ -313,10 +308,8 @@ void kpmc_x86_wrmsr(u32 msr, u64 v)
 			return;
 		}
 	}
-	if (m.ibs && msr == 0xc0011033) {
-		m.ibs_op_ctl = v;
+	if (m.ibs && model_ibs_wrmsr(msr, v))
 		return;
-	}
 	if (m.amd_v2) {
 		switch (msr) {
 		case MSR_AMD_PERF_CNTR_GLOBAL_CTL:
@@ -408,29 +401,6 @@ static bool add(u64 *c, u64 n, unsigned int bits)
 	return before + n > mask;
 }
 
-/*
- * IBS Op counts n cycles: at IbsOpMaxCnt * 16 it tags the next op (the
- * queued one), sets IbsOpVal, stops counting and raises its NMI.
- */
-static void ibs_cycles(u64 n)
-{
-	u64 ctl = m.ibs_op_ctl, max, cur;
-
-	if (!(ctl & (1ULL << 17)) || (ctl & (1ULL << 18)))
-		return;
-	max = (ctl & 0xffff) | (m.ibs_opcntext ? ((ctl >> 20) & 0x7f) << 16 : 0);
-	max <<= 4;
-	cur = (ctl >> 32) & 0x7ffffff;
-	if (cur + n < max) {
-		m.ibs_op_ctl = (ctl & ~(0x7ffffffULL << 32)) | (cur + n) << 32;
-		return;
-	}
-	m.ibs_op_ctl = (ctl & ~(0x7ffffffULL << 32)) | max << 32 | 1ULL << 18;
-	m.ibs_tagged = m.ibs_next;
-	m.ibs_samples++;
-	raise_pmi();
-}
-
 void model_inject(unsigned int event, unsigned int umask, bool user, u64 n)
 {
 	unsigned int i;
@@ -438,7 +408,7 @@ void model_inject(unsigned int event, unsigned int umask, bool user, u64 n)
 
 	/* IBS Op counts cycles (IbsOpCntCtl 0), in every mode. */
 	if (m.ibs && event == 0x76 && !umask)
-		ibs_cycles(n);
+		model_ibs_cycles(n);
 
 	for (i = 0; i < m.nr_gp; i++) {
 		u64 s = m.sel[i];

@@ -99,15 +99,22 @@ struct model {
 	unsigned long pebs_records, pebs_dropped;
 
 	/*
-	 * IBS (AMD): CPUID's op sampling (with OpCntExt, Zen 4's extensions),
-	 * IBS_CTL's LVT offset, the op sampler's registers, and the op it
-	 * tags next (raw IBS_OP_DATA2/DATA3 values).
+	 * IBS (AMD, msr_model_ibs.c): CPUID's op sampling (IBSFFV, OpCntExt,
+	 * Zen 4's extensions), IBS_CTL's LVT offset, the op sampler's
+	 * registers as the last tagged op left them, and the ops queued to
+	 * be tagged next.
 	 */
-	bool ibs, ibs_opcntext, ibs_zen4, ibs_lvt_valid;
-	u64 ibs_op_ctl;
+	bool ibs, ibs_ffv, ibs_opcntext, ibs_zen4, ibs_lvt_valid;
+	u64 ibs_op_ctl, ibs_rip, ibs_data2, ibs_data3, ibs_linaddr;
 	struct model_ibs_op {
-		u64 rip, linaddr, data2, data3;
-	} ibs_next, ibs_tagged;
+		u64 rip, linaddr;
+		bool load, store, linaddr_valid, dc_miss, tlb1_miss, tlb2_miss;
+		bool locked, l2_miss, rmt_node, hit_modified;
+		unsigned int width;		/* IbsOpMemWidth's code (Zen 4) */
+		unsigned int data_src;		/* DataSrc; bits 4:3 DataSrcHi (Zen 4) */
+		u16 latency;			/* IbsDcMissLat */
+	} ibs_queue[32];
+	unsigned int ibs_queued, ibs_next;
 	unsigned long ibs_samples;
 };
 
@@ -129,6 +136,15 @@ void model_pebs_load(const struct model_pebs_access *a, bool user);
  * remainder counts past it: true if it raised a PMI.
  */
 bool model_pebs_assist(unsigned int gp, u64 remainder);
+/*
+ * (msr_model_ibs.c) IBS Op: queue the op tagged at the next sample (one
+ * with no op queued is a non-memory op at RIP 0); n cycles pass (IBS counts
+ * them in every mode); the IBS MSRs (false: not one of them).
+ */
+void model_ibs_queue_op(const struct model_ibs_op *op);
+void model_ibs_cycles(u64 n);
+bool model_ibs_rdmsr(u32 msr, u64 *v);
+bool model_ibs_wrmsr(u32 msr, u64 v);
 /* Hybrid: run on CPU cpu from now on (its core type, its PMU's registers). */
 void model_cpu(unsigned int cpu);
 
