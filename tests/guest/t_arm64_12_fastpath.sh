@@ -41,8 +41,10 @@ for i in 1 2 3; do
 	KPMC_READ_PATH=fast "$BIN/regions" >$OUT/fp_regions.txt 2>&1 || r="$r regions on the fast path failed: $(cat $OUT/fp_regions.txt);"
 	cat $OUT/fp_regions.txt
 	d=$(sed -n 's/^regions long-short=//p' $OUT/fp_regions.txt)
-	[ -n "$d" ] && [ "$d" -ge 8000000 ] && [ "$d" -le 8000064 ] ||
-		r="$r long - short '$d' is not 8,000,000 (up to 8 retries of 8 more);"
+	# A retry can fall in either region's closing read: in the short one it
+	# takes its instructions off the difference (7,999,991 seen on 6.1).
+	[ -n "$d" ] && [ "$d" -ge 7999936 ] && [ "$d" -le 8000064 ] ||
+		r="$r long - short '$d' is not 8,000,000 (up to 8 retries of 8 in either region);"
 	grep -q '^regions path fast=[1-9][0-9]* read=0$' $OUT/fp_regions.txt || r="$r regions did not read through the fast path only;"
 	[ "$d" = 8000000 ] && { exact=1; break; }
 done

@@ -45,7 +45,9 @@ verdict arm64_detach_leaves_program_running "$r"
 [ -n "$r" ] && cat $OUT/detach.txt
 
 # Detach is reversible (review C18): attach, detach, attach again to the
-# same thread; the second attach counts its own ~0.3 s as the first did.
+# same thread; the second attach counts its own part of 0.6 s as the first
+# did. (kpmc's own start-up comes off the window: a few ms on the stock
+# kernels, ~0.2 s on the debug ones, whose KASAN slows its dynamic loading.)
 r=""
 "$BIN/loop" 1000000000 >/dev/null &
 lp=$!
@@ -53,13 +55,13 @@ sleep 0.2
 for k in 1 2; do
 	kpmc -A -c pmc0 -p $lp >$OUT/reattach$k.txt 2>&1 &
 	kp=$!
-	sleep 0.3
+	sleep 0.6
 	kill -INT $kp
 	wait $kp || r="$r attach $k: kpmc exited $?: $(cat $OUT/reattach$k.txt);"
 	c=$(agg_pmc0 $OUT/reattach$k.txt $lp)
 	echo "reattach $k: counted ${c:-none}"
-	[ -n "$c" ] && [ "$c" -ge 100000000 ] && [ "$c" -le 500000000 ] ||
-		r="$r attach $k counted '${c}', expected 1e8..5e8;"
+	[ -n "$c" ] && [ "$c" -ge 100000000 ] && [ "$c" -le 700000000 ] ||
+		r="$r attach $k counted '${c}', expected 1e8..7e8;"
 done
 wait $lp || r="$r the loop failed;"
 verdict arm64_reattach_after_detach "$r"
