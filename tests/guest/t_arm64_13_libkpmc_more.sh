@@ -14,7 +14,13 @@ grep -q '^names raw=pmc1=0x8,pmc0 ' $OUT/lm_named.txt || r="$r instr,cycles did 
 grep -q '^names raw=pmc1=0x8,usr1=1,os1=0,pmc0,usr0=1,os0=0 ' $OUT/lm_pfm.txt || r="$r libpfm4 names resolved otherwise;"
 counts() { sed -n 's/^names raw=[^ ]* \(pmc0=[0-9]* pmc1=[0-9]*\)$/\1/p' "$1"; }
 n=$(counts $OUT/lm_named.txt); p=$(counts $OUT/lm_pfm.txt); w=$(counts $OUT/lm_raw.txt)
-[ -n "$w" ] && [ "$n" = "$w" ] && [ "$p" = "$w" ] || r="$r counts differ: named '$n', libpfm4 '$p', raw '$w';"
+# Equal up to LLSC_SLACK: a tick inside one of the library's reads makes it
+# retry (a dozen instructions more inside the region, seen on 6.12).
+pmc() { echo "$1" | sed -n "s/.*pmc$2=\([0-9]*\).*/\1/p"; }
+for k in 0 1; do
+	within_slack "$(pmc "$n" $k)" "$(pmc "$w" $k)" && within_slack "$(pmc "$p" $k)" "$(pmc "$w" $k)" ||
+		r="$r pmc$k counts differ: named '$n', libpfm4 '$p', raw '$w';"
+done
 # 1e6 iterations of 2 instructions, plus the library's reads: cycles = instructions (icount).
 i=$(echo "$w" | sed 's/.*pmc1=//'); c=$(echo "$w" | sed 's/pmc0=\([0-9]*\) .*/\1/')
 [ -n "$i" ] && [ "$i" = "$c" ] && [ "$i" -ge 2000000 ] && [ "$i" -le 2002000 ] ||
