@@ -276,28 +276,41 @@ static void put_lost_record(struct kpmc_session *s, struct kpmc_record *slot, u6
 	slot->lost = lost;
 }
 
-void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec)
+/*
+ * n records of one sample (a sampling format's parts follow their sample):
+ * all of them or, when the ring has no room for all, none (each counted
+ * dropped), so that a reader never sees a sample without its parts.
+ */
+void kpmc_session_push_n(struct kpmc_session *s, const struct kpmc_record *recs,
+			 unsigned int n)
 {
 	unsigned int delay_ms = READ_ONCE(kpmc_wakeup_ms);
-	bool wake = false, arm = false;
+	bool wake = false, arm = false, fits;
 	unsigned long flags;
+	unsigned int i;
 	long slot;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	if (!s->closed) {
-		s->records_in++;
+		s->records_in += n;
 		if (s->pos.unreported && kpmc_ring_has_room(&s->pos)) {
 			slot = kpmc_ring_reserve(&s->pos);
 			put_lost_record(s, &s->slots[slot], kpmc_ring_take_unreported(&s->pos));
 			kpmc_ring_produced(&s->pos);
 		}
-		slot = kpmc_ring_reserve(&s->pos);
-		if (slot >= 0) {
-			s->slots[slot] = *rec;
+		fits = kpmc_ring_used(&s->pos) + n <= s->pos.capacity;
+		for (i = 0; i < n; i++) {
+			if (!fits) {
+				s->pos.dropped++;
+				s->pos.unreported++;
+				continue;
+			}
+			slot = kpmc_ring_reserve(&s->pos);
+			s->slots[slot] = recs[i];
 			kpmc_ring_produced(&s->pos);
 		}
-		/* A full ring (slot < 0) must be drained now. */
-		if (slot < 0 || !delay_ms || kpmc_ring_used(&s->pos) >= s->wake_mark)
+		/* A full ring (records dropped) must be drained now. */
+		if (!fits || !delay_ms || kpmc_ring_used(&s->pos) >= s->wake_mark)
 			wake = true;
 		else if (!s->wake_armed)
 			arm = s->wake_armed = true;
@@ -307,6 +320,11 @@ void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec)
 		irq_work_queue(&s->wake);
 	else if (arm)
 		hrtimer_start(&s->wake_timer, ms_to_ktime(delay_ms), HRTIMER_MODE_REL_SOFT);
+}
+
+void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec)
+{
+	kpmc_session_push_n(s, rec, 1);
 }
 
 void kpmc_session_stats(struct kpmc_session *s, u64 *used, u64 *dropped)

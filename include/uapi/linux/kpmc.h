@@ -40,6 +40,51 @@ enum kpmc_record_kind {
 	 * counts[] are struct kpmc_mem_access: see mem).
 	 */
 	KPMC_REC_MEM = 9,
+	/*
+	 * Sampling formats (fmt=NAME): what the set's format adds to a sample,
+	 * after its TBS or EBS record (same tid and nsample), in one or more
+	 * records (part: struct kpmc_format_part). STACK: the built-in
+	 * fmt=callstack (the parts' data is struct kpmc_callstack); FORMAT: any
+	 * other format, named by its UUID (/proc/kpmc/formats lists them).
+	 */
+	KPMC_REC_STACK = 10,
+	KPMC_REC_FORMAT = 11,
+};
+
+/*
+ * A format's payload spans the parts of one sample, which the ring takes
+ * whole or not at all: concatenating data[0 .. bytes) of part 0 .. parts-1
+ * gives the format's bytes for that sample.
+ */
+#define KPMC_FORMAT_PART_BYTES	168
+struct kpmc_format_part {
+	__u8 uuid[16];		/* the format that wrote it */
+	__u16 part;		/* 0 .. parts - 1 */
+	__u16 parts;		/* records this sample's payload spans */
+	__u32 bytes;		/* bytes of data[] used in this part */
+	__u8 data[KPMC_FORMAT_PART_BYTES];
+};
+
+/* fmt=callstack: the payload (struct kpmc_callstack) of a sample's STACK parts. */
+#define KPMC_STACK_MAX_DEPTH		127	/* frames of each of kernel and user */
+#define KPMC_STACK_F_KERNEL_TRUNC	(1u << 0)	/* the kernel stack was deeper than depth */
+#define KPMC_STACK_F_USER_TRUNC		(1u << 1)	/* the user stack was deeper than depth */
+/* A user frame could not be read without faulting (paged out, no frame pointer): the walk stopped. */
+#define KPMC_STACK_F_USER_FAULT		(1u << 2)
+/* The kernel unwinder did not reach the interrupted code: only its pc is given. */
+#define KPMC_STACK_F_KERNEL_PARTIAL	(1u << 3)
+struct kpmc_callstack {
+	__u16 nr_kernel;	/* kernel frames, innermost first */
+	__u16 nr_user;		/* user frames, innermost first, after the kernel ones */
+	__u16 flags;		/* KPMC_STACK_F_* */
+	__u16 reserved;
+	/*
+	 * nr_kernel + nr_user addresses. The first of each part is where that
+	 * mode was interrupted (the kernel pc, the user pc at its entry into
+	 * the kernel); the others are return addresses (a symbolizer looks
+	 * up address - 1, inside the call).
+	 */
+	__u64 ip[];
 };
 
 /* What a sampled instruction did to memory (struct kpmc_mem_access.op). */
@@ -154,10 +199,13 @@ struct kpmc_record {
 	__u64 period;		/* EBS: the sampling period (events) this record ends */
 	__u64 lost;		/* LOST: records dropped; else 0 */
 	union {
-		__u64 counts[KPMC_MAX_COUNTERS];
+		struct {
+			__u64 counts[KPMC_MAX_COUNTERS];
+			__u64 virt[KPMC_MAX_VIRT];
+		};
 		struct kpmc_mem_access mem;	/* KPMC_REC_MEM only */
+		struct kpmc_format_part part;	/* KPMC_REC_STACK, KPMC_REC_FORMAT only */
 	};
-	__u64 virt[KPMC_MAX_VIRT];
 };
 
 /*

@@ -260,6 +260,8 @@ bool kpmc_session_tryget(struct kpmc_session *s);
 void kpmc_session_close(struct kpmc_session *s);
 void kpmc_session_stats(struct kpmc_session *s, u64 *used, u64 *dropped);
 void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec);
+void kpmc_session_push_n(struct kpmc_session *s, const struct kpmc_record *recs,
+			 unsigned int n);
 /*
  * record.c: a record of counts acc (hw slot order) over run_ns, with the
  * active monitoring module's virtual counters; the caller adds who and why.
