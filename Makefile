@@ -22,7 +22,7 @@ CROSS_arm64 := aarch64-linux-gnu-
 CROSS_x86_64 :=
 # libkpmc as the guest programs link it (static, with libpfm4).
 LIBKPMC_SRCS := $(addprefix userland/,libkpmc/libkpmc.c libkpmc/attrib.c libkpmc/memsample.c eventspec.c pfm_events.c memaccess.c)
-PROGS := loop runas perfhold wakeups ringloss spawnmany forktree yield sleepyield loopsleep ampmix perfcount spinsleep cpuhop forkstorm memobjects memcheck
+PROGS := fmtcheck loop runas perfhold wakeups ringloss spawnmany forktree yield sleepyield loopsleep ampmix perfcount spinsleep cpuhop forkstorm memobjects memcheck
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
 	test demo module clean bench bench-smoke guest-arm64-smp guest-x86_64-patched host-tests \
@@ -64,7 +64,7 @@ progs:
 stage: all
 	@for a in $(GUEST_ARCHES); do \
 		r=$(BUILD)/$$a/root; rm -rf $$r; mkdir -p $$r/bin $$r/tests/bin $$r/tests/guest; \
-		cp $(BUILD)/$$a/kpmc.ko $$r/; cp $(BUILD)/$$a/bin/kpmc $$r/bin/; \
+		cp $(BUILD)/$$a/kpmc.ko $(BUILD)/$$a/kpmc_fmt_example.ko $$r/; cp $(BUILD)/$$a/bin/kpmc $$r/bin/; \
 		scripts/guest-libs.sh $$a $$r $$r/bin/kpmc || exit 1; \
 		cp $(BUILD)/$$a/progs/* $$r/tests/bin/; cp tests/guest/*.sh $$r/tests/guest/; \
 	done

@@ -14,6 +14,7 @@
 
 #include "kpmc/core.h"
 #include "kpmc/thread_internal.h"
+#include "kpmc/format.h"
 
 static atomic_t kpmc_configs_live_nr = ATOMIC_INIT(0);
 static atomic64_t kpmc_config_generation = ATOMIC64_INIT(0);
@@ -24,9 +25,12 @@ static void shared_config_free(struct work_struct *work)
 						    free_work);
 	unsigned int i;
 
-	for (i = 0; i < c->sets.nr; i++)
+	for (i = 0; i < c->sets.nr; i++) {
 		if (kpmc_backend->release)
 			kpmc_backend->release(&c->hw[i]);
+		if (c->fmt[i])
+			kpmc_format_put(c->fmt[i], c->fmt_priv[i]);
+	}
 	kfree(c);
 	atomic_dec(&kpmc_configs_live_nr);
 }
@@ -60,15 +64,24 @@ struct kpmc_shared_config *kpmc_shared_config_new(const struct kpmc_config_sets 
 	c->generation = atomic64_add_return(KPMC_MAX_SETS, &kpmc_config_generation);
 	c->sets = *sets;
 	for (i = 0; i < sets->nr; i++) {
+		const struct kpmc_config *cfg = &sets->set[i];
+		struct kpmc_format *f = NULL;
+
 		why[0] = '\0';
-		if (sets->set[i].mem && !kpmc_backend->mem_sample) {
-			snprintf(why, len, "mem=1: the %s backend has no memory sampling",
-				 kpmc_backend->name);
-			c->sets.nr = i;
-			kpmc_shared_config_put(c);
-			return ERR_PTR(-EOPNOTSUPP);
+		if (cfg->mem || cfg->fmt_name[0]) {
+			f = kpmc_format_get(cfg->mem ? "mem" : cfg->fmt_name, cfg->fmt_args,
+					    &c->fmt_priv[i], why, len);
+			if (IS_ERR(f)) {
+				c->sets.nr = i;
+				kpmc_shared_config_put(c);
+				return ERR_CAST(f);
+			}
 		}
-		err = kpmc_backend->encode(&sets->set[i], &c->hw[i], why, len);
+		err = kpmc_backend->encode(cfg, &c->hw[i], why, len);
+		if (err && f)
+			kpmc_format_put(f, c->fmt_priv[i]);
+		else
+			c->fmt[i] = f;
 		if (err) {
 			if (!why[0])
 				snprintf(why, len, "the backend cannot encode it");

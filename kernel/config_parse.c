@@ -69,6 +69,7 @@ static int parse_indexed(const char *tok, size_t len, const char *word,
 #define KPMC_SEEN_MUXS	32u
 #define KPMC_SEEN_MEM	64u
 #define KPMC_SEEN_LDLAT	128u
+#define KPMC_SEEN_FMT	256u
 
 void kpmc_quote_token(char *out, size_t outlen, const char *tok, size_t toklen)
 {
@@ -234,6 +235,46 @@ static int parse_token(const char *tok, size_t len,
 			return fail(err, errlen, tok, len, "given twice");
 		*seen |= KPMC_SEEN_MEM;
 		c->mem = v;
+		return 0;
+	}
+	if (klen == 3 && memcmp(tok, "fmt", 3) == 0) {
+		size_t i;
+
+		if (!eq || !vlen || vlen > KPMC_FMT_NAME_MAX)
+			return fail(err, errlen, tok, len,
+				    "fmt wants a sampling format's name (/proc/kpmc/formats)");
+		for (i = 0; i < vlen; i++)
+			if (!((val[i] >= 'a' && val[i] <= 'z') ||
+			      (val[i] >= '0' && val[i] <= '9') || val[i] == '_'))
+				return fail(err, errlen, tok, len,
+					    "a format's name is made of a-z, 0-9 and _");
+		if (*seen & KPMC_SEEN_FMT)
+			return fail(err, errlen, tok, len, "one format per set: given twice");
+		*seen |= KPMC_SEEN_FMT;
+		/* The built-in memory format is mem=1's. */
+		if (vlen == 3 && memcmp(val, "mem", 3) == 0) {
+			if (*seen & KPMC_SEEN_MEM)
+				return fail(err, errlen, tok, len, "fmt=mem is mem=1: given twice");
+			*seen |= KPMC_SEEN_MEM;
+			c->mem = 1;
+			return 0;
+		}
+		memcpy(c->fmt_name, val, vlen);
+		c->fmt_name[vlen] = '\0';
+		return 0;
+	}
+	if (klen > 4 && memcmp(tok, "fmt.", 4) == 0) {
+		size_t used = strlen(c->fmt_args);
+
+		/* The format checks its options' names and values (fmt=NAME's validate). */
+		if (!eq || !vlen)
+			return fail(err, errlen, tok, len, "fmt.KEY wants a value: fmt.KEY=VALUE");
+		if (memchr(tok, ';', len) || used + (used ? 1 : 0) + len - 4 > KPMC_FMT_ARGS_MAX)
+			return fail(err, errlen, tok, len, "the format's options are too long");
+		if (used)
+			c->fmt_args[used++] = ',';
+		memcpy(c->fmt_args + used, tok + 4, len - 4);
+		c->fmt_args[used + len - 4] = '\0';
 		return 0;
 	}
 	if (klen == 5 && memcmp(tok, "ldlat", 5) == 0) {
@@ -482,6 +523,14 @@ int kpmc_config_parse(const char *buf, size_t len,
 		return fail(err, errlen, buf, len, "mem=1 needs an ebsN sampling counter");
 	if (c.mem_ldlat && !c.mem)
 		return fail(err, errlen, buf, len, "ldlat needs mem=1 (memory sampling)");
+	if (c.fmt_name[0] && c.mem)
+		return fail(err, errlen, buf, len,
+			    "one format per set: mem=1 is fmt=mem, and fmt= names another");
+	if (c.fmt_args[0] && !c.fmt_name[0])
+		return fail(err, errlen, buf, len, "fmt.KEY options need fmt=NAME");
+	if (c.fmt_name[0] && !c.ebs_period && !c.tbs_ms)
+		return fail(err, errlen, buf, len,
+			    "fmt=NAME needs samples to follow: tbs=MS or an ebsN counter");
 	if (c.mem_ldlat && !pmu->mem_ldlat)
 		return fail(err, errlen, buf, len,
 			    "ldlat: this PMU's memory sampling has no load-latency threshold");
@@ -555,14 +604,40 @@ int kpmc_config_format(const struct kpmc_config *cfg, char *out, size_t len)
 			     cfg->mem_ldlat);
 		used += w;
 	}
+	if (cfg->fmt_name[0]) {
+		w = snprintf(out + used, len > used ? len - used : 0, ",fmt=%s", cfg->fmt_name);
+		used += w;
+	}
+	if (cfg->fmt_args[0]) {
+		const char *a = cfg->fmt_args;
+
+		/* Each option again as fmt.KEY=VALUE. */
+		while (*a) {
+			const char *comma = strchr(a, ',');
+			int n = comma ? (int)(comma - a) : (int)strlen(a);
+
+			w = snprintf(out + used, len > used ? len - used : 0, ",fmt.%.*s", n, a);
+			used += w;
+			a += n + (comma ? 1 : 0);
+		}
+	}
 	return (int)used;
+}
+
+/* A sets parse failed: nothing of it is usable. */
+static int fail_sets(struct kpmc_config_sets *out, char *err, size_t errlen, const char *tok,
+		     size_t len, const char *why)
+{
+	out->nr = 0;
+	return fail(err, errlen, tok, len, why);
 }
 
 int kpmc_config_sets_parse(const char *buf, size_t len,
 			   const struct kpmc_pmu_desc *pmu,
 			   struct kpmc_config_sets *sets, char *err, size_t errlen)
 {
-	struct kpmc_config_sets out;
+	/* Parsed in place (four sets on the stack are too many for a kernel frame). */
+	struct kpmc_config_sets *out = sets;
 	size_t pos = 0;
 	unsigned int i;
 	int r;
@@ -571,35 +646,36 @@ int kpmc_config_sets_parse(const char *buf, size_t len,
 	if (len && buf[len - 1] == '\n')
 		len--;
 	if (len > KPMC_CONFIG_STR_MAX)
-		return fail(err, errlen, buf, len, "configuration too long");
-	memset(&out, 0, sizeof(out));
+		return fail_sets(sets, err, errlen, buf, len, "configuration too long");
+	memset(out, 0, sizeof(*out));
 	do {
 		const char *semi = memchr(buf + pos, ';', len - pos);
 		size_t slen = semi ? (size_t)(semi - (buf + pos)) : len - pos;
 
-		if (out.nr == KPMC_MAX_SETS)
-			return fail(err, errlen, buf + pos, len - pos,
+		if (out->nr == KPMC_MAX_SETS)
+			return fail_sets(out, err, errlen, buf + pos, len - pos,
 				    "too many event sets (at most 4)");
 		/* A newline inside is an error: only the very last one was allowed. */
 		if (slen && buf[pos + slen - 1] == '\n')
-			return fail(err, errlen, buf + pos, slen,
+			return fail_sets(out, err, errlen, buf + pos, slen,
 				    "unexpected character (no spaces or control bytes)");
-		r = kpmc_config_parse(buf + pos, slen, pmu, &out.set[out.nr], err, errlen);
-		if (r)
+		r = kpmc_config_parse(buf + pos, slen, pmu, &out->set[out->nr], err, errlen);
+		if (r) {
+			out->nr = 0;
 			return r;
-		out.nr++;
+		}
+		out->nr++;
 		pos += slen + 1;
 	} while (pos <= len);
-	for (i = 0; i < out.nr; i++) {
-		struct kpmc_config *c = &out.set[i];
+	for (i = 0; i < out->nr; i++) {
+		struct kpmc_config *c = &out->set[i];
 
-		if (out.nr == 1 && (c->mux_ms || c->mux_samples))
-			return fail(err, errlen, buf, len,
+		if (out->nr == 1 && (c->mux_ms || c->mux_samples))
+			return fail_sets(out, err, errlen, buf, len,
 				    "mux and muxsamples rotate event sets: give two or more, separated by ';'");
-		if (out.nr > 1 && !c->mux_ms && !c->mux_samples)
+		if (out->nr > 1 && !c->mux_ms && !c->mux_samples)
 			c->mux_ms = KPMC_MUX_DEFAULT_MS;
 	}
-	*sets = out;
 	return 0;
 }
 

@@ -304,9 +304,12 @@ static int __init kpmc_init(void)
 	err = kpmc_defer_init();
 	if (err)
 		goto out_backend;
-	err = kpmc_threads_init();
+	err = kpmc_formats_init();
 	if (err)
 		goto out_defer;
+	err = kpmc_threads_init();
+	if (err)
+		goto out_formats;
 	err = kpmc_cpu_state_init();
 	if (err)
 		goto out_threads;
@@ -338,6 +341,8 @@ out_threads:
 	kpmc_threads_exit();
 	kpmc_pmu_shutdown();
 	kpmc_sessions_exit();
+out_formats:
+	kpmc_formats_exit();
 out_defer:
 	kpmc_defer_exit();
 out_backend:
@@ -361,6 +366,7 @@ static void __exit kpmc_exit(void)
 	kpmc_mm_exit();
 	kpmc_sessions_exit();
 	kpmc_defer_exit();
+	kpmc_formats_exit();
 	if (kpmc_backend && kpmc_backend->remove)
 		kpmc_backend->remove();
 }

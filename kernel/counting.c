@@ -25,6 +25,7 @@
 #include "kpmc/compat.h"
 #include "kpmc/core.h"
 #include "kpmc/counter.h"
+#include "kpmc/format.h"
 #include "kpmc/hooks.h"
 #include "kpmc/sampling.h"
 #include "kpmc/thread_internal.h"
@@ -83,7 +84,40 @@ void kpmc_set_idle(struct kpmc_thread *t)
 	}
 }
 
-static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
+/* Does t's set count kernel mode (may its samples show kernel addresses)? */
+static bool counts_kernel(const struct kpmc_config *cfg)
+{
+	unsigned int n;
+
+	for (n = 0; n < KPMC_MAX_COUNTERS; n++)
+		if ((cfg->mask & (1u << n)) && cfg->ctr[n].os)
+			return true;
+	return false;
+}
+
+/* A sample (TBS, EBS) and what its set's format adds. */
+static void push_sample(struct kpmc_thread *t, const struct kpmc_record *rec,
+			struct pt_regs *regs)
+{
+	struct kpmc_format *f = t->conf->fmt[t->set];
+	struct kpmc_format_sample fs;
+
+	if (!f) {
+		kpmc_session_push(t->session, rec);
+		return;
+	}
+	fs.regs = regs;
+	fs.task = t->task;
+	fs.record = rec;
+	fs.kernel_allowed = counts_kernel(tcfg(t));
+	kpmc_format_emit(t->session, f, t->conf->fmt_priv[t->set], rec, &fs);
+}
+
+/*
+ * regs: for a sample, the context its interrupt came in on (NULL: taken
+ * elsewhere, at a switch or a read).
+ */
+static void emit_regs(struct kpmc_thread *t, enum kpmc_record_kind kind, struct pt_regs *regs)
 {
 	struct kpmc_record rec;
 	unsigned int i;
@@ -103,7 +137,9 @@ static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
 			     KPMC_DETACH_REQUESTED;
 	memcpy(t->last_virt, rec.virt, sizeof(t->last_virt));
 	WRITE_ONCE(t->last_virt_mask, rec.virt_mask);
-	if (t->session)
+	if (t->session && (kind == KPMC_REC_TBS || kind == KPMC_REC_EBS))
+		push_sample(t, &rec, regs);
+	else if (t->session)
 		kpmc_session_push(t->session, &rec);
 
 	for (i = 0; i < thw(t)->nr; i++) {
@@ -114,6 +150,11 @@ static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
 	t->set_total_run_ns[t->set] += t->run_ns;
 	memset(t->acc, 0, sizeof(t->acc));
 	t->run_ns = 0;
+}
+
+static void emit(struct kpmc_thread *t, enum kpmc_record_kind kind)
+{
+	emit_regs(t, kind, NULL);
 }
 
 /* Start t's next sampling period (drawn, if randomized). */
@@ -152,41 +193,13 @@ void kpmc_counting_start(struct kpmc_thread *t)
  * The sampling counter of t overflowed: record the sample, start the next
  * period. loaded: t's counters are on this CPU's PMU and stay there.
  */
-/*
- * Memory sampling: the MEM record after t's EBS record nsample. regs: where
- * the overflow interrupt came in, or NULL for a sample taken elsewhere (at
- * a switch, a fold tick, a read): those carry no access.
- */
-static void emit_mem(struct kpmc_thread *t, struct pt_regs *regs)
-{
-	struct kpmc_record rec;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.version = KPMC_RECORD_VERSION;
-	rec.size = sizeof(rec);
-	rec.kind = KPMC_REC_MEM;
-	rec.set = t->set;
-	rec.cpu = raw_smp_processor_id();
-	rec.pid = t->pid;
-	rec.tid = t->tid;
-	rec.nsample = t->nsample;
-	if (regs)
-		kpmc_backend->mem_sample(regs, &rec.mem);
-	if (regs && !rec.mem.ip)
-		rec.mem.ip = instruction_pointer(regs);
-	if (t->session)
-		kpmc_session_push(t->session, &rec);
-}
-
 static void sampling_take(struct kpmc_cpu *c, struct kpmc_thread *t, bool loaded,
 			  struct pt_regs *regs)
 {
 	const struct kpmc_hw_config *hw = thw(t);
 	unsigned int i = hw->sampling_index;
 
-	emit(t, KPMC_REC_EBS);
-	if (tcfg(t)->mem)
-		emit_mem(t, regs);
+	emit_regs(t, KPMC_REC_EBS, regs);
 	t->set_samples++;
 	sampling_arm(t);
 	if (loaded) {
@@ -385,7 +398,7 @@ static enum hrtimer_restart kpmc_tick(struct hrtimer *timer)
 		kpmc_sampling_take(c, t, true);
 	tbs = (u64)tcfg(t)->tbs_ms * NSEC_PER_MSEC;
 	if (tbs && t->run_ns >= tbs)
-		emit(t, KPMC_REC_TBS);
+		emit_regs(t, KPMC_REC_TBS, get_irq_regs());
 	maybe_rotate(c, t);
 	hrtimer_set_expires(timer, ns_to_ktime(now + next_due_ns(t)));
 	return HRTIMER_RESTART;

@@ -443,6 +443,22 @@ static int config_open(struct inode *i, struct file *f) { return single_open(f, 
 static int last_error_open(struct inode *i, struct file *f) { return single_open(f, last_error_show, NULL); }
 static int mm_manager_open(struct inode *i, struct file *f) { return single_open(f, mm_manager_show, NULL); }
 
+static int formats_show(struct seq_file *m, void *v)
+{
+	kpmc_formats_show(m);
+	return 0;
+}
+
+static int formats_open(struct inode *i, struct file *f)
+{
+	return single_open(f, formats_show, NULL);
+}
+
+static const struct proc_ops formats_ops = {
+	.proc_open = formats_open, .proc_read = seq_read,
+	.proc_lseek = seq_lseek, .proc_release = single_release,
+};
+
 static const struct proc_ops info_ops = {
 	.proc_open = info_open, .proc_read = seq_read,
 	.proc_lseek = seq_lseek, .proc_release = single_release,
@@ -496,6 +512,7 @@ int kpmc_proc_init(void)
 	    !proc_create("self", 0444, kpmc_dir, &self_ops) ||
 	    !proc_create("monitor", 0666, kpmc_dir, &monitor_ops) ||
 	    !proc_create("mm_manager", 0644, kpmc_dir, &mm_manager_ops) ||
+	    !proc_create("formats", 0444, kpmc_dir, &formats_ops) ||
 	    kpmc_kernel_api_init(kpmc_dir)) {
 		proc_remove(kpmc_dir);
 		return -ENOMEM;

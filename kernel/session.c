@@ -322,6 +322,16 @@ void kpmc_session_push_n(struct kpmc_session *s, const struct kpmc_record *recs,
 		hrtimer_start(&s->wake_timer, ms_to_ktime(delay_ms), HRTIMER_MODE_REL_SOFT);
 }
 
+void kpmc_session_lose(struct kpmc_session *s, unsigned int n)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	s->pos.dropped += n;
+	s->pos.unreported += n;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+}
+
 void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec)
 {
 	kpmc_session_push_n(s, rec, 1);

@@ -45,6 +45,23 @@ else
 	"$top/scripts/chroot-run.sh" "$croot" "${mk[@]}"
 fi
 cp "$src/kpmc.ko" "$out/kpmc.ko"
+# The example sampling format (tests/kmod/kpmc_fmt_example.c): a module of
+# its own, built out of tree against kpmc.ko's exported symbols, as a
+# third party's format would be.
+fsrc=$(cd "$out" && pwd)/fmtsrc
+rm -rf "$fsrc"
+mkdir -p "$fsrc"
+cp -s "$top/tests/kmod/kpmc_fmt_example.c" "$fsrc/"
+printf 'obj-m := kpmc_fmt_example.o\nccflags-y := -I%s/kernel/include -I%s/include -Werror\n' \
+	"$top" "$top" >"$fsrc/Kbuild"
+fmk=(make -s -C "$kdir" M="$fsrc" ARCH="$karch" CROSS_COMPILE="${CROSS_COMPILE-$cross}"
+     KBUILD_EXTRA_SYMBOLS="$src/Module.symvers" modules)
+if [ "$builder" = host ]; then
+	"${fmk[@]}"
+else
+	"$top/scripts/chroot-run.sh" "$croot" "${fmk[@]}"
+fi
+cp "$fsrc/kpmc_fmt_example.ko" "$out/kpmc_fmt_example.ko"
 # The placement policy exists for kernels with the scheduler patch.
 if [ -f "$src/kpmc_amp.ko" ]; then cp "$src/kpmc_amp.ko" "$out/"; else rm -f "$out/kpmc_amp.ko"; fi
 echo "build-module: $out/kpmc.ko ($arch, $kdir)"

@@ -34,7 +34,7 @@ read -r img kdir builder kver < <("$top/scripts/fetch-kernel.sh" "$tier" "$arch"
 root=$out/root
 rm -rf "$root"
 cp -a "$build/$arch/root" "$root"
-cp "$out/kpmc.ko" "$root/kpmc.ko"
+cp "$out/kpmc.ko" "$out/kpmc_fmt_example.ko" "$root/"
 label="$arch $tier ($kver)"
 [ "$smp" -gt 1 ] && label="$arch $tier $smp CPUs ($kver)"
 KPMC_KERNEL=$img KPMC_TIER_LABEL="$label" \

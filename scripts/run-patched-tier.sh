@@ -32,7 +32,7 @@ make -s -C "$top/tests/kmod" "${kmake[@]}"
 root=$out/root
 rm -rf "$root"
 cp -a "$build/$arch/root" "$root"
-cp "$out/kpmc.ko" "$out/kpmc_query.ko" "$out/kpmc_amp.ko" "$root/"
+cp "$out/kpmc.ko" "$out/kpmc_fmt_example.ko" "$out/kpmc_query.ko" "$out/kpmc_amp.ko" "$root/"
 run=$out/run
 [ "$cpus" -gt 1 ] && run=$out/run-smp
 # KPMC_FUZZ=OPS,SEED (make fuzz): the stateful fuzzer alone, in run-fuzz.

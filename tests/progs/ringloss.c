@@ -17,23 +17,8 @@
 #include <unistd.h>
 #include <uapi/linux/kpmc.h>
 
+#include "procput.h"
 #include "spin.h"
-
-static void put(int fd, const char *file, const char *s)
-{
-	char path[64];
-	int own = fd < 0;
-
-	snprintf(path, sizeof(path), "/proc/kpmc/%s", file);
-	if (own)
-		fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s)) {
-		perror(path);
-		exit(1);
-	}
-	if (own)
-		close(fd);
-}
 
 int main(int argc, char **argv)
 {

@@ -270,6 +270,33 @@ static void test_ebs_configs(void **state)
 	assert_string_equal(err, "'ldlat=2': ldlat wants a load-latency threshold in cycles (3 to 65535)");
 	pmu.mem_ldlat = false;
 
+	/*
+	 * Sampling formats: fmt=NAME and its fmt.KEY=VALUE options, collected
+	 * for the format to check, and read back in the same form.
+	 */
+	assert_int_equal(parse("pmc1=0x8,ebs1=100000,fmt=callstack,fmt.depth=16,fmt.stack=user", &c, err), 0);
+	assert_string_equal(c.fmt_name, "callstack");
+	assert_string_equal(c.fmt_args, "depth=16,stack=user");
+	kpmc_config_format(&c, out, sizeof(out));
+	assert_string_equal(out, "pmc1=0x8,usr1=1,os1=0,ebs1=100000,fmt=callstack,fmt.depth=16,fmt.stack=user");
+	assert_int_equal(parse(out, &c, err), 0);
+	assert_string_equal(c.fmt_args, "depth=16,stack=user");
+	assert_int_equal(parse("pmc1=0x8,tbs=5,fmt=my_fmt2", &c, err), 0);
+	assert_string_equal(c.fmt_name, "my_fmt2");
+	assert_string_equal(c.fmt_args, "");
+	/* fmt=mem is mem=1. */
+	assert_int_equal(parse("pmc1=0x8,ebs1=100000,fmt=mem", &c, err), 0);
+	assert_true(c.mem);
+	assert_string_equal(c.fmt_name, "");
+	assert_int_equal(parse("pmc1=0x8,fmt=callstack", &c, err), -EINVAL);
+	assert_string_equal(err, "'pmc1=0x8,fmt=callstack': fmt=NAME needs samples to follow: tbs=MS or an ebsN counter");
+	assert_int_equal(parse("pmc1=0x8,ebs1=100000,fmt.depth=3", &c, err), -EINVAL);
+	assert_string_equal(err, "'pmc1=0x8,ebs1=100000,fmt.depth=3': fmt.KEY options need fmt=NAME");
+	assert_int_equal(parse("pmc1=0x8,ebs1=100000,fmt=Call", &c, err), -EINVAL);
+	assert_string_equal(err, "'fmt=Call': a format's name is made of a-z, 0-9 and _");
+	assert_int_equal(parse("pmc1=0x8,ebs1=100000,fmt=callstack,fmt.x", &c, err), -EINVAL);
+	assert_string_equal(err, "'fmt.x': fmt.KEY wants a value: fmt.KEY=VALUE");
+
 	/* 32-bit counter: the period (+ range) must fit. */
 	assert_int_equal(parse("pmc1=0x8,ebs1=4294967295", &c, err), 0);
 	assert_int_equal(parse("pmc0,ebs0=10000000000", &c, err), 0);
@@ -297,6 +324,16 @@ static void test_ebs_configs(void **state)
 		"pmc0,ebs0=100000,mem=1,ldlat=65536",
 		"pmc0,ebs0=100000,mem=1,ldlat=",
 		"pmc0,ebs0=100000,mem=1,ldlat=1,ldlat=1",
+		"pmc0,ebs0=100000,fmt=",
+		"pmc0,ebs0=100000,fmt",
+		"pmc0,ebs0=100000,fmt=a_name_longer_than_23_chars",
+		"pmc0,ebs0=100000,fmt=a,fmt=b",
+		"pmc0,ebs0=100000,fmt=mem,mem=1",
+		"pmc0,ebs0=100000,mem=1,fmt=callstack",
+		"pmc0,ebs0=100000,fmt=callstack,fmt.=1",
+		"pmc0,ebs0=100000,fmt=callstack,fmt.depth=",
+		"pmc0,ebs0=100000,fmt=c,fmt.a=0123456789012345678901234567890123456789,"
+		"fmt.b=0123456789012345678901234567890123456789,fmt.c=0123456789",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memset(&c, 0x5a, sizeof(c));
@@ -381,7 +418,8 @@ static void test_config_sets(void **state)
 					   sizeof(err)) != -EINVAL)
 			fail_msg("accepted '%s'", bad[i]);
 		assert_true(strlen(err) > 0);
-		assert_int_equal(sets.nr, 0x5a5a5a5a);
+		/* Parsed in place: on error no set is left usable. */
+		assert_int_equal(sets.nr, 0);
 	}
 }
 

@@ -95,6 +95,10 @@ struct kpmc_counter_req {
 	bool edge, inv, any;
 };
 
+/* A format's name ([a-z0-9_]) and its options, joined. */
+#define KPMC_FMT_NAME_MAX	23
+#define KPMC_FMT_ARGS_MAX	95
+
 struct kpmc_config {
 	u32 mask;			/* bit N: pmcN is configured */
 	struct kpmc_counter_req ctr[KPMC_MAX_COUNTERS];
@@ -112,6 +116,13 @@ struct kpmc_config {
 	bool mem;
 	/* Memory sampling: only loads of at least this many cycles (0: any). */
 	u32 mem_ldlat;
+	/*
+	 * A sampling format (fmt=NAME; "" for none): what follows each sample.
+	 * Its options, the fmt.KEY=VALUE tokens, as "KEY=VALUE,..." for the
+	 * format to validate (mem=1 is the built-in fmt=mem).
+	 */
+	char fmt_name[KPMC_FMT_NAME_MAX + 1];
+	char fmt_args[KPMC_FMT_ARGS_MAX + 1];
 };
 
 /* The load-latency threshold's range (Intel's PEBS load latency has the narrowest). */
@@ -147,7 +158,8 @@ int kpmc_config_format(const struct kpmc_config *cfg, char *out, size_t len);
 /*
  * Several sets separated by ';' ("pmc1=0x8,mux=5;pmc1=0x11"), each parsed as
  * above plus mux=MS / muxsamples=N (only with two or more sets). A set with
- * neither gets mux=KPMC_MUX_DEFAULT_MS. Same contract as kpmc_config_parse.
+ * neither gets mux=KPMC_MUX_DEFAULT_MS. Same contract as kpmc_config_parse,
+ * but *sets is parsed in place: on error it holds no set (nr 0).
  */
 int kpmc_config_sets_parse(const char *buf, size_t len,
 			   const struct kpmc_pmu_desc *pmu,

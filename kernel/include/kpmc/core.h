@@ -34,6 +34,9 @@ struct kpmc_shared_config {
 	u64 generation;
 	struct kpmc_config_sets sets;
 	struct kpmc_hw_config hw[KPMC_MAX_SETS];
+	/* Each set's sampling format (NULL: none) and its state. */
+	struct kpmc_format *fmt[KPMC_MAX_SETS];
+	void *fmt_priv[KPMC_MAX_SETS];
 	struct rcu_work free_work;	/* freed a grace period after the last put */
 };
 
@@ -250,6 +253,26 @@ void kpmc_system_cpu_offline(unsigned int cpu);
 int kpmc_cpu_state_init(void);
 void kpmc_cpu_state_exit(void);
 
+/* format.c: the sampling formats' registry (kpmc/format.h) and their step. */
+struct kpmc_format;
+struct kpmc_format_sample;
+struct seq_file;
+int kpmc_formats_init(void);
+void kpmc_formats_exit(void);
+int kpmc_format_register_builtin(struct kpmc_format *f, u8 kind);
+/* Process context: fmt=name with its options; holds the format's module. */
+struct kpmc_format *kpmc_format_get(const char *name, const char *args, void **priv,
+				    char *why, size_t len);
+void kpmc_format_put(struct kpmc_format *f, void *priv);
+/* Hot path (any context but NMI): the sample and what f adds, to the ring. */
+void kpmc_format_emit(struct kpmc_session *session, struct kpmc_format *f, void *priv,
+		      const struct kpmc_record *sample, struct kpmc_format_sample *fs);
+void kpmc_formats_show(struct seq_file *m);
+/* The built-in formats (fmt_mem.c, fmt_callstack.c). */
+int kpmc_format_mem_init(void);
+int kpmc_format_callstack_init(void);
+void kpmc_format_callstack_exit(void);
+
 /* session.c */
 extern unsigned int kpmc_ring_records;
 struct kpmc_session *kpmc_session_open(char *why, size_t len);
@@ -262,6 +285,8 @@ void kpmc_session_stats(struct kpmc_session *s, u64 *used, u64 *dropped);
 void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec);
 void kpmc_session_push_n(struct kpmc_session *s, const struct kpmc_record *recs,
 			 unsigned int n);
+/* n records were dropped for another reason than a full ring (a format's buffer). */
+void kpmc_session_lose(struct kpmc_session *s, unsigned int n);
 /*
  * record.c: a record of counts acc (hw slot order) over run_ns, with the
  * active monitoring module's virtual counters; the caller adds who and why.

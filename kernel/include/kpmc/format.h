@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sampling formats (perfmon2's idea: no single sample layout satisfies every
+ * need): what follows each sample of a set that names one with fmt=NAME.
+ * A format is built into kpmc.ko or registered by another module; this
+ * header is all such a module needs (tests/kmod/kpmc_fmt_example.c is one).
+ *
+ * The core asks the format for the bytes of each TBS or EBS sample and cuts
+ * them into records of kind KPMC_REC_FORMAT (struct kpmc_format_part: the
+ * format's UUID, part k of n), which the ring takes together with their
+ * sample record, whole or not at all.
+ */
+#ifndef KPMC_FORMAT_H
+#define KPMC_FORMAT_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <uapi/linux/kpmc.h>
+
+struct pt_regs;
+struct task_struct;
+
+/* The most parts one sample may take, and so the most bytes a format writes. */
+#define KPMC_FORMAT_MAX_PARTS	16
+#define KPMC_FORMAT_MAX_BYTES	(KPMC_FORMAT_MAX_PARTS * KPMC_FORMAT_PART_BYTES)
+
+/* What a format sees of the sample it follows. */
+struct kpmc_format_sample {
+	/*
+	 * The interrupted context (the counter's overflow interrupt, the
+	 * sampling tick), or NULL for a sample taken elsewhere (an overflow
+	 * noticed at a context switch or a read).
+	 */
+	struct pt_regs *regs;
+	struct task_struct *task;		/* the sampled thread */
+	const struct kpmc_record *record;	/* the sample itself: kind, counts, period */
+	/* Does the set count kernel mode (may the sample reveal kernel addresses)? */
+	bool kernel_allowed;
+};
+
+struct kpmc_format {
+	const char *name;		/* fmt=NAME: [a-z0-9_], at most 23 characters */
+	u8 uuid[16];			/* names the format in its records */
+	struct module *owner;		/* THIS_MODULE: held while a configuration uses it */
+	/*
+	 * Process context, when a configuration naming the format is made:
+	 * check the options (the set's fmt.KEY=VALUE tokens as "KEY=VALUE,...",
+	 * "" for none) and make the state *priv the other calls get. On
+	 * error, -EINVAL (or another errno) and why names the bad token.
+	 */
+	int (*validate)(const char *args, void **priv, char *why, size_t len);
+	/* The most bytes write() may produce per sample (perfmon2's getsize). */
+	size_t (*max_bytes)(const void *priv);
+	/*
+	 * The sample's bytes into buf (room: max_bytes). Hard IRQ or scheduler
+	 * context with IRQs off: no allocation, no sleeping, no printk.
+	 * Returns the bytes written (0: the sample goes alone), or -ENOSPC:
+	 * the format's buffer is full, the sample is dropped (and counted
+	 * lost, as when the ring is full).
+	 */
+	long (*write)(void *priv, const struct kpmc_format_sample *s, void *buf, size_t room);
+	/* The configuration is freed (process context): priv goes. */
+	void (*release)(void *priv);
+
+	/* The core's. */
+	struct list_head node;
+	u8 kind;			/* KPMC_REC_FORMAT, or a built-in's own */
+	atomic_t users;			/* configurations using it */
+};
+
+/*
+ * Make a format available to fmt=NAME (-EEXIST for a name or UUID taken,
+ * -EINVAL for a bad name or a missing op). Unregister from the module's
+ * exit: it cannot run while a configuration holds the module.
+ */
+int kpmc_format_register(struct kpmc_format *f);
+void kpmc_format_unregister(struct kpmc_format *f);
+
+#endif /* KPMC_FORMAT_H */
