@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fmtcheck CONFIG ITERATIONS [HOLD_MS]: samples itself with CONFIG (a set
+ * fmtcheck CONFIG ITERATIONS|sys:CALLS [HOLD_MS]: samples itself with CONFIG (a set
  * with a sampling format, fmt=NAME) while it spins ITERATIONS two-instruction
  * iterations, holds the configuration HOLD_MS more (a test may try to unload
  * the format's module meanwhile), stops, then reads every record and checks
@@ -10,7 +10,8 @@
  * then, for fmt=example's payloads (tests/kmod/kpmc_fmt_example.c),
  *   example seq=FIRST..LAST in_order=0|1 pad_ok=K ip_in_text=T user=U periods=P
  * and, for fmt=callstack's,
- *   callstack stacks=N user_frames=MIN..MAX leaf_in_text=T
+ *   callstack stacks=N user_frames=MIN..MAX leaf_in_text=T kernel=K kernel_partial=P
+ *   kstack ADDR... (the first kernel stack)
  * and a line "fmtcheck bad: why" for each of the first few defects.
  */
 #include <errno.h>
@@ -55,9 +56,11 @@ static struct {
 	uint64_t first, last, period;
 } ex;
 static struct {
-	unsigned long n, leaf_in_text;
+	unsigned long n, leaf_in_text, kernel, partial;
 	unsigned int umin, umax;
-} cs = { 0, 0, ~0u, 0 };
+	uint64_t first_kernel[KPMC_STACK_MAX_DEPTH];
+	unsigned int nfirst;
+} cs = { .umin = ~0u };
 
 static void example_payload(const uint8_t *p, size_t len)
 {
@@ -102,6 +105,11 @@ static void callstack_payload(const uint8_t *p, size_t len)
 		return;
 	}
 	cs.n++;
+	if (h.nr_kernel && !cs.kernel++) {
+		cs.nfirst = h.nr_kernel;
+		memcpy(cs.first_kernel, p + sizeof(h), 8ull * h.nr_kernel);
+	}
+	cs.partial += !!(h.flags & KPMC_STACK_F_KERNEL_PARTIAL);
 	if (h.nr_user < cs.umin)
 		cs.umin = h.nr_user;
 	if (h.nr_user > cs.umax)
@@ -122,13 +130,15 @@ int main(int argc, char **argv)
 	size_t nrec = 0, i, j;
 	unsigned long n;
 	ssize_t got;
-	int mon;
+	int mon, syscalls;
 
 	if (argc != 3 && argc != 4) {
 		fprintf(stderr, "usage: fmtcheck CONFIG ITERATIONS [HOLD_MS]\n");
 		return 2;
 	}
-	n = strtoul(argv[2], NULL, 0);
+	/* "sys:N": N getppid() calls instead of N spin iterations. */
+	syscalls = !strncmp(argv[2], "sys:", 4);
+	n = strtoul(argv[2] + (syscalls ? 4 : 0), NULL, 0);
 	mon = open("/proc/kpmc/monitor", O_RDWR | O_NONBLOCK);
 	if (mon < 0) {
 		perror("/proc/kpmc/monitor");
@@ -137,7 +147,11 @@ int main(int argc, char **argv)
 	put(mon, "monitor", "ring=8192");
 	put(-1, "config", argv[1]);
 	put(-1, "enable", "1");
-	spin(n);
+	if (syscalls)
+		for (i = 0; i < n; i++)
+			getppid();
+	else
+		spin(n);
 	if (argc == 4) {
 		struct timespec ts = { 0, 0 };
 		unsigned long ms = strtoul(argv[3], NULL, 0);
@@ -212,8 +226,14 @@ int main(int argc, char **argv)
 		printf("example seq=%llu..%llu in_order=%d pad_ok=%lu ip_in_text=%lu user=%lu periods=%lu\n",
 		       (unsigned long long)ex.first, (unsigned long long)ex.last,
 		       ex.in_order + 1 == ex.n, ex.pad_ok, ex.ip_in_text, ex.user, ex.periods);
-	if (cs.n)
-		printf("callstack stacks=%lu user_frames=%u..%u leaf_in_text=%lu\n", cs.n, cs.umin,
-		       cs.umax, cs.leaf_in_text);
+	if (cs.n) {
+		printf("callstack stacks=%lu user_frames=%u..%u leaf_in_text=%lu kernel=%lu kernel_partial=%lu\n",
+		       cs.n, cs.umin, cs.umax, cs.leaf_in_text, cs.kernel, cs.partial);
+		/* The first kernel stack, for a test to look up in /proc/kallsyms. */
+		printf("kstack");
+		for (i = 0; i < cs.nfirst; i++)
+			printf(" %llx", (unsigned long long)cs.first_kernel[i]);
+		printf("\n");
+	}
 	return 0;
 }
