@@ -261,6 +261,12 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 			    "system-wide mode takes one event set and time-based sampling (tbs), not ebs");
 		return -EINVAL;
 	}
+	/* A CPU's records are counts: there is no thread whose samples a format could follow. */
+	if (owner->conf->sets.set[0].fmt_name[0]) {
+		kpmc_reject(owner, "enable", "fmt=%s: system-wide records carry no sampling format",
+			    owner->conf->sets.set[0].fmt_name);
+		return -EINVAL;
+	}
 	sys = kzalloc(sizeof(*sys), GFP_KERNEL);
 	if (!sys)
 		return -ENOMEM;

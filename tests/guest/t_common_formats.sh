@@ -124,6 +124,11 @@ bad_fmt "$base,fmt=example,fmt.pad=2001" "fmt.pad=2001: fmt=example knows"
 bad_fmt "$base,fmt=example,fmt.max=0" "fmt.max=0: fmt=example knows"
 bad_fmt "$base,fmt=example,fmt.depth" "fmt.KEY wants a value"
 dmesg | grep -q "fmt.pad=2001: fmt=example knows" || r="$r the refusal is not in dmesg;"
+# System-wide records are a CPU's counts: no sample for a format to follow.
+if [ "$(uname -m)" = aarch64 ]; then tcfg="pmc0,tbs=10,fmt=callstack"; else tcfg="pmc0=0x100000000,os0=1,tbs=10,fmt=callstack"; fi
+kpmc -S -c "$tcfg" -- /bin/true >$OUT/fmt_sys.txt 2>&1 && r="$r system-wide with fmt=callstack accepted;"
+grep -q "fmt=callstack: system-wide records carry no sampling format" $OUT/fmt_sys.txt ||
+	r="$r system-wide refusal: $(tail -n 2 $OUT/fmt_sys.txt);"
 [ "$(fmt_users example)" = 0 ] && [ "$(fmt_users callstack)" = 0 ] ||
 	r="$r users left: example $(fmt_users example), callstack $(fmt_users callstack);"
 rmmod kpmc_fmt_example || r="$r rmmod after refusals failed;"
