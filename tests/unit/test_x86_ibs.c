@@ -15,46 +15,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "msr_model.h"
-#include "kpmc/sampling.h"
-
-extern const struct kpmc_backend kpmc_amd_backend;
-
-static const struct kpmc_backend *be = &kpmc_amd_backend;
-static struct kpmc_pmu_desc desc;
-static char why[KPMC_ERR_MAX];
+#define HARNESS_BACKEND kpmc_amd_backend
+#include "x86_sampling_harness.h"
 
 #define EN		(1ULL << 17)
 #define VAL		(1ULL << 18)
 #define CUR(n)		((u64)(n) << 32)
-
-static int probe(enum model_kind kind, void (*tweak)(void))
-{
-	model_init(kind);
-	if (tweak)
-		tweak();
-	memset(&desc, 0, sizeof(desc));
-	why[0] = '\0';
-	return be->probe(&desc, why, sizeof(why));
-}
-
-static int configure(const char *s, struct kpmc_hw_config *hw)
-{
-	struct kpmc_config c;
-	int r = kpmc_config_parse(s, strlen(s), &desc, &c, why, sizeof(why));
-
-	why[0] = '\0';
-	return r ? r : be->encode(&c, hw, why, sizeof(why));
-}
-
-/* The core's load() with the sampling counter period events from its overflow. */
-static void arm(struct kpmc_hw_config *hw, u64 period)
-{
-	u64 start[KPMC_MAX_COUNTERS] = { 0 };
-
-	start[hw->sampling_index] = kpmc_overflow_start(period, hw->width_mask[hw->sampling_index]);
-	be->load(hw, start);
-}
 
 static void rearm(struct kpmc_hw_config *hw, u64 period)
 {
@@ -382,17 +348,6 @@ static void test_late_nmi(void **state)
 	assert_false(be->mem_pending(&hw));
 	m.ibs_op_ctl = 0;
 	done(&hw);
-}
-
-static void expect_refused(const char *config, int err, const char *reason)
-{
-	struct kpmc_hw_config hw;
-	int r = configure(config, &hw);
-
-	if (r != err)
-		fail_msg("'%s': %d, expected %d (%s)", config, r, err, why);
-	if (strcmp(why, reason))
-		fail_msg("'%s': reason '%s', expected '%s'", config, why, reason);
 }
 
 #define NOT_CYCLES \

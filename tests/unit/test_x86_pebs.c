@@ -14,45 +14,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "msr_model.h"
-#include "kpmc/sampling.h"
-
-extern const struct kpmc_backend kpmc_intel_backend;
-
-static const struct kpmc_backend *be = &kpmc_intel_backend;
-static struct kpmc_pmu_desc desc;
-static char why[KPMC_ERR_MAX];
-
-/* Probe the model as kind (after tweak, if any, sets its PEBS). */
-static int probe(enum model_kind kind, void (*tweak)(void))
-{
-	model_init(kind);
-	if (tweak)
-		tweak();
-	memset(&desc, 0, sizeof(desc));
-	why[0] = '\0';
-	return be->probe(&desc, why, sizeof(why));
-}
-
-static int configure(const char *s, struct kpmc_hw_config *hw)
-{
-	struct kpmc_config c;
-	int r = kpmc_config_parse(s, strlen(s), &desc, &c, why, sizeof(why));
-
-	return r ? r : be->encode(&c, hw, why, sizeof(why));
-}
+#define HARNESS_BACKEND kpmc_intel_backend
+#include "x86_sampling_harness.h"
 
 static const u64 *ds(void)
 {
 	return (const u64 *)(uintptr_t)m.ds_area;
-}
-
-static void arm(struct kpmc_hw_config *hw, u64 period)
-{
-	u64 start[KPMC_MAX_COUNTERS] = { 0 };
-
-	start[hw->sampling_index] = kpmc_overflow_start(period, hw->width_mask[hw->sampling_index]);
-	be->load(hw, start);
 }
 
 static void test_detection(void **state)
@@ -389,17 +356,6 @@ static void no_pebs(void)
 static void pebs_off(void)
 {
 	m.pebs_unavailable = true;
-}
-
-static void expect_refused(const char *config, int err, const char *reason)
-{
-	struct kpmc_hw_config hw;
-	int r = configure(config, &hw);
-
-	if (r != err)
-		fail_msg("'%s': %d, expected %d (%s)", config, r, err, why);
-	if (strcmp(why, reason))
-		fail_msg("'%s': reason '%s', expected '%s'", config, why, reason);
 }
 
 static void test_refusals(void **state)
