@@ -249,6 +249,8 @@ static int format_set_mappings(char *set, char *out, size_t len, size_t *used,
 	unsigned int ebs_slot = 0, i;
 	int mem = 0;
 	char *tok, *save = NULL;
+	const char *fmt = NULL;
+	char fmt_opts[128] = "";
 	uint32_t mask = 0;
 
 	memset(umask, 0xff, sizeof(umask));
@@ -278,7 +280,13 @@ static int format_set_mappings(char *set, char *out, size_t len, size_t *used,
 			mux = strtoull(tok + 4, NULL, 10);
 		} else if (!strcmp(tok, "mem=1")) {
 			mem = 1;
-		} else if (strncmp(tok, "tbs=", 4)) {
+		} else if (!strncmp(tok, "fmt=", 4)) {
+			fmt = tok + 4;
+		} else if (!strncmp(tok, "fmt.", 4)) {
+			size_t o = strlen(fmt_opts);
+
+			snprintf(fmt_opts + o, sizeof(fmt_opts) - o, "%s%s", o ? "," : "", tok + 4);
+		} else if (strncmp(tok, "tbs=", 4) && strncmp(tok, "ldlat=", 6)) {
 			return -1;
 		}
 	}
@@ -309,6 +317,9 @@ static int format_set_mappings(char *set, char *out, size_t len, size_t *used,
 		put(out, len, used, "sampling: pmc%u every %llu events\n", ebs_slot, ebs_period);
 	if (mem)
 		put(out, len, used, "memory sampling: each sample's data access (mem lines)\n");
+	if (fmt)
+		put(out, len, used, "sampling format: %s%s%s\n", fmt, fmt_opts[0] ? ", options " : "",
+		    fmt_opts);
 	cols->counter_mask |= mask;
 	cols->set_mask[expid] = mask;
 	if (ebs_period)

@@ -129,6 +129,9 @@ if [ "$(uname -m)" = aarch64 ]; then tcfg="pmc0,tbs=10,fmt=callstack"; else tcfg
 kpmc -S -c "$tcfg" -- /bin/true >$OUT/fmt_sys.txt 2>&1 && r="$r system-wide with fmt=callstack accepted;"
 grep -q "fmt=callstack: system-wide records carry no sampling format" $OUT/fmt_sys.txt ||
 	r="$r system-wide refusal: $(tail -n 2 $OUT/fmt_sys.txt);"
+# An exited program's configuration goes an RCU grace period later.
+i=0
+while [ "$(fmt_users callstack)" != 0 ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
 [ "$(fmt_users example)" = 0 ] && [ "$(fmt_users callstack)" = 0 ] ||
 	r="$r users left: example $(fmt_users example), callstack $(fmt_users callstack);"
 rmmod kpmc_fmt_example || r="$r rmmod after refusals failed;"

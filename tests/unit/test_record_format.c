@@ -136,6 +136,15 @@ static void test_mappings(void **state)
 					 out, sizeof(out), &cols) > 0);
 	assert_true(cols.sampling);
 	assert_non_null(strstr(out, "sampling: pmc0 every 100000 +/- 10 events (seed 3;"));
+	/* The sampling format and its options; ldlat is the backend's. */
+	assert_true(kpmc_format_mappings("pmc0=0x11,usr0=1,os0=1,ebs0=100000,fmt=callstack,fmt.depth=8,fmt.stack=user",
+					 out, sizeof(out), &cols) > 0);
+	assert_non_null(strstr(out, "sampling format: callstack, options depth=8,stack=user\n"));
+	assert_true(kpmc_format_mappings("pmc3=0x1cd,usr3=1,os3=0,ebs3=10000,mem=1,ldlat=30",
+					 out, sizeof(out), &cols) > 0);
+	assert_non_null(strstr(out, "memory sampling: each sample's data access (mem lines)\n"));
+	assert_int_equal(kpmc_format_mappings("pmc0=0x11,usr0=1,os0=0,ebs0=100000,fmx=callstack",
+					      out, sizeof(out), &cols), -1);
 	assert_int_equal(kpmc_format_mappings("none\n", out, sizeof(out), &cols), -1);
 	assert_int_equal(kpmc_format_mappings("pmc1=zz", out, sizeof(out), &cols), -1);
 	assert_int_equal(kpmc_format_mappings("pmc99=1", out, sizeof(out), &cols), -1);

@@ -250,18 +250,11 @@ void kpmc_read_stats(uint64_t *fast, uint64_t *slow)
 
 #if defined(__aarch64__)
 /* Granted by kpmc only while this thread runs and its page says so (PMUSERENR_EL0.ER|CR). */
+_Static_assert(KPMC__CYCLE_INDEX == KPMC_PAGE_ARM64_CYCLE_INDEX, "the header's cycle index is the ABI's");
+
 static uint64_t read_counter(uint32_t index, void *arg)
 {
-	uint64_t v;
-
-	(void)arg;
-	if (index == KPMC_PAGE_ARM64_CYCLE_INDEX) {
-		__asm__ volatile("mrs %0, pmccntr_el0" : "=r"(v));
-	} else {
-		__asm__ volatile("msr pmselr_el0, %1\n\tisb\n\tmrs %0, pmxevcntr_el0"
-				 : "=r"(v) : "r"((uint64_t)index));
-	}
-	return v;
+	return kpmc__pmu_read(index, arg);
 }
 #else
 /*

@@ -294,8 +294,12 @@ kpmc__page_one(const void *p, unsigned int pmc, uint64_t (*rd)(uint32_t, void *)
 	return 0;
 }
 
-#if defined(__aarch64__) && defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(KPMC_NO_INLINE)
-/* PMUv3 at EL0: granted by kpmc only while the page's entry has an index. */
+#if defined(__aarch64__) && defined(__GNUC__)
+/*
+ * PMUv3 at EL0: granted by kpmc only while the page's entry has an index.
+ * The one reader of a counter from user space: the inlined path below and
+ * the library's out-of-line one both use it.
+ */
 static inline __attribute__((always_inline)) uint64_t kpmc__pmu_read(uint32_t index, void *arg)
 {
 	uint64_t v;
@@ -309,7 +313,9 @@ static inline __attribute__((always_inline)) uint64_t kpmc__pmu_read(uint32_t in
 	}
 	return v;
 }
+#endif
 
+#if defined(__aarch64__) && defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(KPMC_NO_INLINE)
 /*
  * Static: each program gets the body inlined (and a local copy if it takes
  * its address); the library's definition of kpmc_read_counter stays the
