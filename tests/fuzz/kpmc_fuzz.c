@@ -118,7 +118,7 @@ static void put(struct worker *w, const char *what, const char *file, const char
 
 /*
  * A configuration from the grammar (pmcN, usrN/osN, ebsN, rnd, seed, tbs,
- * sets). Half of them valid by construction (distinct counters, events this
+ * mem, fmt=callstack and its options, sets). Half of them valid by construction (distinct counters, events this
  * guest's PMU has), so that monitoring really starts, samples, multiplexes
  * and stops; the others anything the grammar allows.
  */
@@ -132,7 +132,7 @@ static size_t gen_config(struct worker *w, char *out, size_t len)
 #else
 	static const char *const valid[] = { "0x100000003", "0x100000000" };
 #endif
-	int clean = pick(w, 2), ebs = 0;
+	int clean = pick(w, 2), ebs = 0, tbs;
 	size_t n = 0;
 	unsigned int sets = 1 + pick(w, 3), s, k, c, used, wrote;
 
@@ -169,13 +169,26 @@ static size_t gen_config(struct worker *w, char *out, size_t len)
 				ebs = 1;
 			}
 		}
-		if (pick(w, 4) == 0)
+		tbs = pick(w, 4) == 0;
+		if (tbs)
 			n += (size_t)snprintf(out + n, len - n, ",tbs=%u", clean ? 1 + pick(w, 200) : pick(w, 200));
 		if (pick(w, 6) == 0 && (!clean || ebs))
 			n += (size_t)snprintf(out + n, len - n, ",rnd=%u,seed=%u", pick(w, 100000), pick(w, 9));
 		/* Memory sampling: its records from the overflow interrupt, decoded user code. */
-		if (pick(w, 4) == 0 && (!clean || ebs))
+		if (pick(w, 4) == 0 && (!clean || ebs)) {
 			n += (size_t)snprintf(out + n, len - n, ",mem=%u", clean ? 1 : pick(w, 3));
+		} else if (pick(w, 4) == 0 && (!clean || ebs || tbs)) {
+			/* Call stacks: kernel frames from the unwinder, user frames from any stack. */
+			static const char *const stacks[] = { "kernel", "user", "both", "none" };
+
+			n += (size_t)snprintf(out + n, len - n, ",fmt=callstack");
+			if (pick(w, 2))
+				n += (size_t)snprintf(out + n, len - n, ",fmt.depth=%u",
+						      clean ? 1 + pick(w, 127) : pick(w, 140));
+			if (pick(w, 2))
+				n += (size_t)snprintf(out + n, len - n, ",fmt.stack=%s",
+						      stacks[pick(w, clean ? 3 : 4)]);
+		}
 		if (sets > 1 && pick(w, 2))
 			n += (size_t)snprintf(out + n, len - n, ",mux=%u", clean ? 1 + pick(w, 50) : pick(w, 50));
 	}
