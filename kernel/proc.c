@@ -111,6 +111,7 @@ static int info_show(struct seq_file *m, void *v)
 	seq_printf(m, "threads_lost: %d\n", atomic_read(&kpmc_threads_lost));
 	seq_printf(m, "sessions: %u\n", kpmc_sessions_live());
 	seq_printf(m, "ring_records: %u\n", kpmc_ring_records);
+	kpmc_sessions_show(m);
 	kpmc_live_objects(&live_threads, &live_configs);
 	seq_printf(m, "live_objects: %u (thread states %d, configurations %d, sessions %u)\n",
 		   live_threads + live_configs + kpmc_sessions_live(), live_threads,
@@ -335,16 +336,17 @@ static ssize_t monitor_read(struct file *f, char __user *buf, size_t len, loff_t
 	return kpmc_session_read(f->private_data, buf, len, f->f_flags & O_NONBLOCK);
 }
 
-/* "ring=N": records in this session's ring (before its first record). */
+/*
+ * "ring=N", "ring=N,noloss" or "noloss": records in this session's ring and
+ * no-loss mode (before its first record).
+ */
 static ssize_t monitor_write(struct file *f, const char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
 	struct kpmc_thread *t = kpmc_thread_of_current(true);
 	char why[KPMC_ERR_MAX] = "";
 	size_t len = count;
-	char q[KPMC_QUOTE_MAX + 2];
 	char *buf;
-	u64 n;
 	int r;
 
 	if (!t)
@@ -354,18 +356,22 @@ static ssize_t monitor_write(struct file *f, const char __user *ubuf,
 		return PTR_ERR(buf);
 	if (len && buf[len - 1] == '\n')
 		len--;
-	if (len <= 5 || memcmp(buf, "ring=", 5) || kpmc_parse_u64(buf + 5, len - 5, &n) ||
-	    n > U32_MAX) {
-		kpmc_quote_token(q, sizeof(q), buf, len);
-		kpmc_reject(t, "monitor", "'%s': expected ring=N", q);
-		r = -EINVAL;
-	} else {
-		r = kpmc_session_resize(f->private_data, (u32)n, why, sizeof(why));
-		if (r && why[0])
-			kpmc_reject(t, "monitor", "%s", why);
-	}
+	r = kpmc_session_command(f->private_data, buf, len, why, sizeof(why));
+	if (r && why[0])
+		kpmc_reject(t, "monitor", "%s", why);
 	kfree(buf);
 	return r ? r : count;
+}
+
+/* The session's ring, mapped (struct kpmc_ring_control). */
+static int monitor_mmap(struct file *f, struct vm_area_struct *vma)
+{
+	char why[KPMC_ERR_MAX] = "";
+	int r = kpmc_session_mmap(f->private_data, vma, why, sizeof(why));
+
+	if (r && why[0])
+		kpmc_reject(kpmc_thread_of_current(true), "monitor", "%s", why);
+	return r;
 }
 
 static __poll_t monitor_poll(struct file *f, poll_table *pt)
@@ -488,6 +494,7 @@ static const struct proc_ops self_ops = {
 static const struct proc_ops monitor_ops = {
 	.proc_open = monitor_open, .proc_release = monitor_release,
 	.proc_read = monitor_read, .proc_write = monitor_write, .proc_poll = monitor_poll,
+	.proc_mmap = monitor_mmap,
 };
 
 static const struct proc_ops mm_manager_ops = {

@@ -18,6 +18,11 @@
 #include <linux/delay.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/vmalloc.h>
+#include <linux/task_work.h>
+#include <linux/ptrace.h>
+#include <linux/seq_file.h>
+#include <asm/irq_regs.h>
 
 #include "kpmc/compat.h"
 #include "kpmc/core.h"
@@ -59,6 +64,64 @@ static DEFINE_MUTEX(kpmc_sessions_lock);
 static atomic_t kpmc_sessions_alive = ATOMIC_INIT(0);
 static bool kpmc_unloading;
 
+/*
+ * No-loss mode. The producer runs where it cannot sleep, so a thread that
+ * fills the ring is made to wait later, in its own context: a task_work
+ * (TWA_RESUME) queued from the interrupt that took its sample runs as the
+ * thread returns to user mode. Its callback_head cannot live in the thread
+ * state (freed at exit before exit_task_work runs the work), and the
+ * producer may not allocate: each no-loss session has a fixed pool of
+ * waiters, each holding a reference to its session while queued.
+ */
+#define KPMC_NOLOSS_WAITERS	64
+/* A mapped reader advances data_tail without a system call: waits recheck it this often. */
+#define KPMC_NOLOSS_RECHECK_MS	10
+/* The most records one sample takes until kpmc_session_set_headroom says: EBS and its MEM. */
+#define KPMC_DEFAULT_PER_SAMPLE	2
+
+struct kpmc_noloss_waiter {
+	struct callback_head work;
+	struct kpmc_session *session;
+	pid_t tid;			/* the thread it is queued for; 0: free; under s->lock */
+};
+
+struct kpmc_noloss {
+	u32 high, low;			/* kpmc_ring_noloss_marks() */
+	unsigned int waiting;		/* threads inside the wait now; under s->lock */
+	u64 waits, releases;		/* this session's, for its control page; under s->lock */
+	wait_queue_head_t wait;
+	struct kpmc_noloss_waiter waiter[KPMC_NOLOSS_WAITERS];
+};
+
+/* How a no-loss wait ended, or why none began; /proc/kpmc/info counts each. */
+enum kpmc_noloss_end {
+	KPMC_NOLOSS_NONE,		/* still waiting */
+	KPMC_NOLOSS_DRAINED,		/* the reader brought the ring down to the low mark */
+	KPMC_NOLOSS_READER_GONE,	/* the reader closed the session (or died) */
+	KPMC_NOLOSS_UNLOAD,
+	KPMC_NOLOSS_SIGNAL,		/* a signal (SIGKILL among them) interrupted it */
+	KPMC_NOLOSS_NR_ENDS,
+};
+
+static const char *const kpmc_noloss_end_name[KPMC_NOLOSS_NR_ENDS] = {
+	[KPMC_NOLOSS_DRAINED] = "drained",
+	[KPMC_NOLOSS_READER_GONE] = "reader_gone",
+	[KPMC_NOLOSS_UNLOAD] = "unload",
+	[KPMC_NOLOSS_SIGNAL] = "signal",
+};
+
+static struct {
+	atomic64_t queued;		/* waits queued on a thread (task_work added) */
+	atomic64_t waits;		/* waits begun */
+	atomic64_t ended[KPMC_NOLOSS_NR_ENDS];
+	atomic64_t not_waited;		/* queued, but the ring was low (or the thread exiting) by then */
+	atomic64_t no_waiter;		/* due, but the session's waiters were all queued */
+} kpmc_noloss_stats;
+
+/* Queued waits whose callback has not finished: module text they still run. */
+static atomic_t kpmc_noloss_inflight = ATOMIC_INIT(0);
+static bool kpmc_noloss_used;
+
 static void session_wake(struct irq_work *work)
 {
 	struct kpmc_session *s = container_of(work, struct kpmc_session, wake);
@@ -90,7 +153,11 @@ static void session_free(struct work_struct *work)
 	if (dropped)
 		pr_info("kpmc: a session ended with %llu records dropped (ring full)\n",
 			dropped);
-	kvfree(s->slots);
+	/* Mappings hold their own references to these pages: they outlive s. */
+	vfree(s->slots);
+	if (s->ctrl)
+		free_page((unsigned long)s->ctrl);
+	kfree(s->noloss);
 	kfree(s);
 	atomic_dec(&kpmc_sessions_alive);
 }
@@ -161,6 +228,30 @@ static int user_limits_allow(struct kpmc_session *s, size_t bytes, bool opening,
 	return 0;
 }
 
+/*
+ * Ring memory is mapped into the reader (kpmc_session_mmap): whole pages of
+ * vmalloc space, zeroed (no stale kernel data reaches user space), charged to
+ * the opener's memory cgroup.
+ */
+static struct kpmc_record *ring_alloc(u32 records)
+{
+	return __vmalloc(kpmc_ring_data_bytes(records, sizeof(struct kpmc_record), PAGE_SIZE),
+			 GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+}
+
+/* The ring's geometry in the control page (no records yet). */
+static void control_describe(struct kpmc_session *s)
+{
+	struct kpmc_ring_control *c = s->ctrl;
+
+	c->version = KPMC_RING_CONTROL_VERSION;
+	c->record_size = sizeof(struct kpmc_record);
+	c->capacity = s->pos.capacity;
+	c->data_offset = PAGE_SIZE;
+	c->data_size = kpmc_ring_data_bytes(s->pos.capacity, sizeof(struct kpmc_record),
+					    PAGE_SIZE);
+}
+
 struct kpmc_session *kpmc_session_open(char *why, size_t len)
 {
 	struct kpmc_session *s, *other;
@@ -179,8 +270,12 @@ struct kpmc_session *kpmc_session_open(char *why, size_t len)
 	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
-	s->slots = kvcalloc(kpmc_ring_records, sizeof(*s->slots), GFP_KERNEL_ACCOUNT);
-	if (!s->slots) {
+	s->slots = ring_alloc(kpmc_ring_records);
+	s->ctrl = (void *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+	if (!s->slots || !s->ctrl) {
+		vfree(s->slots);
+		if (s->ctrl)
+			free_page((unsigned long)s->ctrl);
 		kfree(s);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -188,6 +283,8 @@ struct kpmc_session *kpmc_session_open(char *why, size_t len)
 	refcount_set(&s->ref, 1);
 	raw_spin_lock_init(&s->lock);
 	s->pos.capacity = kpmc_ring_records;
+	s->per_sample = KPMC_DEFAULT_PER_SAMPLE;
+	control_describe(s);
 	init_waitqueue_head(&s->wait);
 	init_irq_work(&s->wake, session_wake);
 	kpmc_hrtimer_setup(&s->wake_timer, session_wake_timer, CLOCK_MONOTONIC,
@@ -244,6 +341,7 @@ struct kpmc_session *kpmc_session_of_current(void)
 /* The reader's file is closed: no more records are kept. */
 void kpmc_session_close(struct kpmc_session *s)
 {
+	struct kpmc_noloss *nl;
 	unsigned long flags;
 
 	/*
@@ -253,7 +351,11 @@ void kpmc_session_close(struct kpmc_session *s)
 	 */
 	raw_spin_lock_irqsave(&s->lock, flags);
 	s->closed = true;
+	nl = s->noloss;
 	raw_spin_unlock_irqrestore(&s->lock, flags);
+	/* No reader will drain the ring: every thread waiting on it goes on now. */
+	if (nl)
+		wake_up_interruptible_all(&nl->wait);
 	kpmc_system_session_closed(s);
 	/* Counting threads see closed at their next switch-in; armed ones never would. */
 	kpmc_threads_session_closed(s);
@@ -277,6 +379,259 @@ static void put_lost_record(struct kpmc_session *s, struct kpmc_record *slot, u6
 }
 
 /*
+ * Caller holds s->lock. A mapped reader's progress: data_tail, as far as
+ * the kernel can trust it (kpmc_ring_clamp_tail). The acquire orders the
+ * reader's last reads of the slots it gave back before our next writes.
+ */
+static void sync_reader_tail(struct kpmc_session *s)
+{
+	u64 reader_tail;
+
+	if (!s->mapped)
+		return;
+	/* Pairs with the reader's store-release of data_tail after its last read. */
+	reader_tail = smp_load_acquire(&s->ctrl->data_tail);
+	s->pos.tail = kpmc_ring_clamp_tail(&s->pos, reader_tail);
+}
+
+/* Caller holds s->lock: the records written so far are the mapped reader's to take. */
+static void publish(struct kpmc_session *s)
+{
+	WRITE_ONCE(s->ctrl->lost, s->pos.dropped);
+	/* The slots are written before the reader's load-acquire of data_head sees them. */
+	smp_store_release(&s->ctrl->data_head, s->pos.head);
+}
+
+/*
+ * Caller holds s->lock. Loss is told in the ring itself, before the next
+ * record that fits or once the reader has made room, so that a mapped
+ * reader and read() see the same records in the same order.
+ */
+static void tell_loss(struct kpmc_session *s)
+{
+	long slot;
+
+	if (!s->pos.unreported || !kpmc_ring_has_room(&s->pos))
+		return;
+	slot = kpmc_ring_reserve(&s->pos);
+	put_lost_record(s, &s->slots[slot], kpmc_ring_take_unreported(&s->pos));
+	kpmc_ring_produced(&s->pos);
+}
+
+/* ---- no-loss mode ---- */
+
+/*
+ * Caller holds s->lock. May the producer make the thread of this record
+ * wait? Only the thread itself, interrupted in user mode: its work then
+ * runs at once, on the interrupt's way back there (a thread in the kernel
+ * could sleep in a system call for long with the work queued, and unload
+ * waits for every queued work). Never the session's reader itself, which
+ * would wait for itself.
+ */
+static bool noloss_may_wait(struct kpmc_session *s, u32 tid)
+{
+	struct pt_regs *regs = get_irq_regs();
+
+	return tid && tid == (u32)current->pid && !in_nmi() && regs && user_mode(regs) &&
+	       !(current->flags & (PF_KTHREAD | PF_EXITING)) &&
+	       task_pid(current) != s->owner;
+}
+
+/*
+ * Caller holds s->lock: a free waiter of s for thread tid, with a session
+ * reference and counted in flight; NULL when tid has one queued already
+ * (one wait covers all it produces before user mode) or none is free.
+ */
+static struct kpmc_noloss_waiter *noloss_claim(struct kpmc_session *s, pid_t tid)
+{
+	struct kpmc_noloss_waiter *w, *free = NULL;
+	unsigned int i;
+
+	for (i = 0; i < KPMC_NOLOSS_WAITERS; i++) {
+		w = &s->noloss->waiter[i];
+		if (w->tid == tid)
+			return NULL;
+		if (!w->tid && !free)
+			free = w;
+	}
+	if (!free) {
+		atomic64_inc(&kpmc_noloss_stats.no_waiter);
+		return NULL;
+	}
+	free->tid = tid;
+	refcount_inc(&s->ref);
+	atomic_inc(&kpmc_noloss_inflight);
+	WRITE_ONCE(kpmc_noloss_used, true);
+	return free;
+}
+
+/*
+ * The waiter is done with (its wait ended, or it never got queued). The
+ * last statement: unload waits for the in-flight count, then for every
+ * task to leave this module's code (kpmc_sessions_exit).
+ */
+static void noloss_unclaim(struct kpmc_session *s, struct kpmc_noloss_waiter *w)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	w->tid = 0;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	kpmc_session_put(s);
+	atomic_dec(&kpmc_noloss_inflight);
+}
+
+/* Caller holds s->lock: why a waiting thread may go on, or KPMC_NOLOSS_NONE. */
+static enum kpmc_noloss_end noloss_check(struct kpmc_session *s)
+{
+	if (READ_ONCE(kpmc_unloading))
+		return KPMC_NOLOSS_UNLOAD;
+	if (s->closed)
+		return KPMC_NOLOSS_READER_GONE;
+	sync_reader_tail(s);
+	if (kpmc_ring_used(&s->pos) <= s->noloss->low)
+		return KPMC_NOLOSS_DRAINED;
+	return KPMC_NOLOSS_NONE;
+}
+
+static enum kpmc_noloss_end noloss_check_locked(struct kpmc_session *s)
+{
+	enum kpmc_noloss_end end;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	end = noloss_check(s);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	return end;
+}
+
+/* Caller holds s->lock: have the reader's takes released threads that wait? */
+static bool noloss_drained(struct kpmc_session *s)
+{
+	return s->noloss && s->noloss->waiting && kpmc_ring_used(&s->pos) <= s->noloss->low;
+}
+
+/*
+ * The task_work: the monitored thread, on its way back to user mode (or
+ * exiting), waits until the reader has made room.
+ */
+static void noloss_wait_work(struct callback_head *work)
+{
+	struct kpmc_noloss_waiter *w = container_of(work, struct kpmc_noloss_waiter, work);
+	struct kpmc_session *s = w->session;
+	struct kpmc_noloss *nl = s->noloss;
+	enum kpmc_noloss_end end;
+	unsigned long flags;
+	bool waiting;
+	long left;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	end = noloss_check(s);
+	/* An exiting thread (the work runs from exit_task_work) has no more samples. */
+	waiting = end == KPMC_NOLOSS_NONE && !(current->flags & PF_EXITING);
+	if (waiting) {
+		nl->waiting++;
+		s->ctrl->noloss_waits = ++nl->waits;
+	}
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	if (!waiting) {
+		atomic64_inc(&kpmc_noloss_stats.not_waited);
+		noloss_unclaim(s, w);
+		return;
+	}
+	atomic64_inc(&kpmc_noloss_stats.waits);
+	do {
+		left = wait_event_interruptible_timeout(nl->wait,
+							(end = noloss_check_locked(s)) != KPMC_NOLOSS_NONE,
+							msecs_to_jiffies(KPMC_NOLOSS_RECHECK_MS));
+		if (left < 0)
+			end = KPMC_NOLOSS_SIGNAL;
+	} while (end == KPMC_NOLOSS_NONE);
+	raw_spin_lock_irqsave(&s->lock, flags);
+	nl->waiting--;
+	s->ctrl->noloss_releases = ++nl->releases;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	atomic64_inc(&kpmc_noloss_stats.ended[end]);
+	noloss_unclaim(s, w);
+}
+
+/* Not under s->lock: queue the wait on current (the thread noloss_may_wait() named). */
+static void noloss_queue(struct kpmc_session *s, struct kpmc_noloss_waiter *w)
+{
+	if (!task_work_add(current, &w->work, KPMC_TWA_RESUME_FROM_IRQ)) {
+		atomic64_inc(&kpmc_noloss_stats.queued);
+		return;
+	}
+	/* It is past its last return to user mode: exiting. */
+	atomic64_inc(&kpmc_noloss_stats.not_waited);
+	noloss_unclaim(s, w);
+}
+
+static struct kpmc_noloss *noloss_new(struct kpmc_session *s)
+{
+	struct kpmc_noloss *nl = kzalloc(sizeof(*nl), GFP_KERNEL_ACCOUNT);
+	unsigned int i;
+
+	if (!nl)
+		return NULL;
+	init_waitqueue_head(&nl->wait);
+	for (i = 0; i < KPMC_NOLOSS_WAITERS; i++) {
+		nl->waiter[i].session = s;
+		init_task_work(&nl->waiter[i].work, noloss_wait_work);
+	}
+	return nl;
+}
+
+/* Caller holds s->lock: the control page's flags, from the kernel's state (never read back). */
+static void control_flags(struct kpmc_session *s)
+{
+	WRITE_ONCE(s->ctrl->flags, (s->noloss ? KPMC_RING_F_NOLOSS : 0) |
+		   (READ_ONCE(kpmc_unloading) ? KPMC_RING_F_UNLOADING : 0));
+}
+
+/* Caller holds s->lock: the marks in force, and in the control page. */
+static void noloss_set_marks(struct kpmc_session *s, u32 high, u32 low)
+{
+	s->noloss->high = high;
+	s->noloss->low = low;
+	s->ctrl->noloss_high = high;
+	s->ctrl->noloss_low = low;
+	control_flags(s);
+}
+
+static void noloss_too_small(char *why, size_t len, u32 capacity, u32 per_sample)
+{
+	snprintf(why, len,
+		 "noloss with a ring of %u records: samples of up to %u records need %llu (%d samples and %d records in flight), a ring of %llu",
+		 capacity, per_sample, kpmc_ring_noloss_headroom(per_sample),
+		 KPMC_NOLOSS_SAMPLES_IN_FLIGHT, KPMC_NOLOSS_SINGLES_IN_FLIGHT,
+		 kpmc_ring_noloss_min_capacity(per_sample));
+}
+
+int kpmc_session_set_headroom(struct kpmc_session *s, unsigned int records_per_sample,
+			      char *why, size_t len)
+{
+	u32 per_sample, high, low;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	/* The largest sample of any of the session's configurations counts. */
+	per_sample = max_t(u32, s->per_sample, records_per_sample);
+	if (s->noloss && kpmc_ring_noloss_marks(s->pos.capacity, per_sample, &high, &low)) {
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+		noloss_too_small(why, len, s->pos.capacity, per_sample);
+		return -ENOSPC;
+	}
+	s->per_sample = per_sample;
+	if (s->noloss)
+		noloss_set_marks(s, high, low);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	return 0;
+}
+
+/* ---- producers ---- */
+
+/*
  * n records of one sample (a sampling format's parts follow their sample):
  * all of them or, when the ring has no room for all, none (each counted
  * dropped), so that a reader never sees a sample without its parts.
@@ -285,19 +640,17 @@ void kpmc_session_push_n(struct kpmc_session *s, const struct kpmc_record *recs,
 			 unsigned int n)
 {
 	unsigned int delay_ms = READ_ONCE(kpmc_wakeup_ms);
+	struct kpmc_noloss_waiter *waiter = NULL;
 	bool wake = false, arm = false, fits;
 	unsigned long flags;
 	unsigned int i;
 	long slot;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
-	if (!s->closed) {
+	if (!s->closed && n) {
 		s->records_in += n;
-		if (s->pos.unreported && kpmc_ring_has_room(&s->pos)) {
-			slot = kpmc_ring_reserve(&s->pos);
-			put_lost_record(s, &s->slots[slot], kpmc_ring_take_unreported(&s->pos));
-			kpmc_ring_produced(&s->pos);
-		}
+		sync_reader_tail(s);
+		tell_loss(s);
 		fits = kpmc_ring_used(&s->pos) + n <= s->pos.capacity;
 		for (i = 0; i < n; i++) {
 			if (!fits) {
@@ -309,13 +662,20 @@ void kpmc_session_push_n(struct kpmc_session *s, const struct kpmc_record *recs,
 			s->slots[slot] = recs[i];
 			kpmc_ring_produced(&s->pos);
 		}
-		/* A full ring (records dropped) must be drained now. */
-		if (!fits || !delay_ms || kpmc_ring_used(&s->pos) >= s->wake_mark)
+		publish(s);
+		/* No-loss: past the high mark, the thread waits before its next user instruction. */
+		if (s->noloss && (!fits || kpmc_ring_used(&s->pos) > s->noloss->high) &&
+		    noloss_may_wait(s, recs[0].tid))
+			waiter = noloss_claim(s, recs[0].tid);
+		/* A full ring (records dropped), or one a thread waits on, must be drained now. */
+		if (!fits || waiter || !delay_ms || kpmc_ring_used(&s->pos) >= s->wake_mark)
 			wake = true;
 		else if (!s->wake_armed)
 			arm = s->wake_armed = true;
 	}
 	raw_spin_unlock_irqrestore(&s->lock, flags);
+	if (waiter)
+		noloss_queue(s, waiter);
 	if (wake)
 		irq_work_queue(&s->wake);
 	else if (arm)
@@ -329,6 +689,7 @@ void kpmc_session_lose(struct kpmc_session *s, unsigned int n)
 	raw_spin_lock_irqsave(&s->lock, flags);
 	s->pos.dropped += n;
 	s->pos.unreported += n;
+	WRITE_ONCE(s->ctrl->lost, s->pos.dropped);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 }
 
@@ -347,32 +708,144 @@ void kpmc_session_stats(struct kpmc_session *s, u64 *used, u64 *dropped)
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 }
 
-static u32 take_records(struct kpmc_session *s, struct kpmc_record *out, u32 max)
+/* ---- the reader ---- */
+
+/*
+ * Up to max records for read(), from the tail a mapped reader shares;
+ * *release: threads waiting in no-loss mode may go on.
+ */
+static u32 take_records(struct kpmc_session *s, struct kpmc_record *out, u32 max,
+			bool *release)
 {
 	unsigned long flags;
-	u32 n, first, i;
+	u32 n = 0, got, first, i;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
-	n = kpmc_ring_peek(&s->pos, max, &first);
-	for (i = 0; i < n; i++)
-		out[i] = s->slots[(first + i) & (s->pos.capacity - 1)];
-	kpmc_ring_consumed(&s->pos, n);
-	/* The ring is empty: a loss not told yet is told now. */
-	if (n < max && !kpmc_ring_used(&s->pos) && s->pos.unreported)
-		put_lost_record(s, &out[n++], kpmc_ring_take_unreported(&s->pos));
+	sync_reader_tail(s);
+	while (n < max) {
+		tell_loss(s);
+		got = kpmc_ring_peek(&s->pos, max - n, &first);
+		if (!got)
+			break;
+		for (i = 0; i < got; i++)
+			out[n + i] = s->slots[(first + i) & (s->pos.capacity - 1)];
+		kpmc_ring_consumed(&s->pos, got);
+		n += got;
+	}
+	publish(s);
+	/* The tail read() and a mapped reader share: the mapped one goes on from here. */
+	WRITE_ONCE(s->ctrl->data_tail, s->pos.tail);
+	*release = noloss_drained(s);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	return n;
 }
 
-static bool has_records(struct kpmc_session *s)
+/* Anything for the reader? A loss not told yet is put in the ring for it. */
+static bool has_records(struct kpmc_session *s, bool *release)
 {
 	unsigned long flags;
 	bool any;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
-	any = kpmc_ring_used(&s->pos) || s->pos.unreported;
+	sync_reader_tail(s);
+	tell_loss(s);
+	publish(s);
+	/* Loss not told yet stays only in a full ring. */
+	any = kpmc_ring_used(&s->pos);
+	if (release)
+		*release = noloss_drained(s);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	return any;
+}
+
+/*
+ * "ring=N" and "noloss", before the session's first record. records 0:
+ * the size stays. Applies whole or not at all.
+ */
+static int ring_configure(struct kpmc_session *s, u32 records, bool noloss, char *why,
+			  size_t len)
+{
+	struct kpmc_record *slots = NULL, *old = NULL;
+	struct kpmc_noloss *nl = NULL;
+	size_t old_bytes = 0;
+	u32 capacity, high = 0, low = 0;
+	unsigned long flags;
+	int err;
+
+	if (records &&
+	    (!kpmc_ring_capacity_valid(records) || records < 2 || records > (1u << 20))) {
+		snprintf(why, len, "ring=%u: want a power of two from 2 to 1048576", records);
+		return -EINVAL;
+	}
+	if (noloss && !READ_ONCE(s->noloss)) {
+		nl = noloss_new(s);
+		if (!nl)
+			return -ENOMEM;
+	}
+	if (records) {
+		/* Reserve the new size against the user's limit, then allocate. */
+		mutex_lock(&kpmc_sessions_lock);
+		err = user_limits_allow(s, (size_t)records * sizeof(*slots), false, why, len);
+		if (!err) {
+			old_bytes = s->ring_bytes;
+			s->ring_bytes = max_t(size_t, old_bytes, (size_t)records * sizeof(*slots));
+		}
+		mutex_unlock(&kpmc_sessions_lock);
+		if (err) {
+			kfree(nl);
+			return err;
+		}
+		slots = ring_alloc(records);
+		if (!slots) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	raw_spin_lock_irqsave(&s->lock, flags);
+	capacity = records ? records : s->pos.capacity;
+	if (s->records_in) {
+		if (records)
+			snprintf(why, len, "ring=%u: the session already has records", records);
+		else
+			snprintf(why, len, "noloss: the session already has records");
+		err = -EBUSY;
+	} else if (records && s->mapped) {
+		snprintf(why, len, "ring=%u: the ring of %u records is mapped; its size is fixed",
+			 records, s->pos.capacity);
+		err = -EBUSY;
+	} else if ((noloss || s->noloss) &&
+		   kpmc_ring_noloss_marks(capacity, s->per_sample, &high, &low)) {
+		noloss_too_small(why, len, capacity, s->per_sample);
+		err = -ENOSPC;
+	} else {
+		err = 0;
+		if (records) {
+			old = s->slots;
+			s->slots = slots;
+			slots = NULL;
+			s->pos.capacity = records;
+			s->wake_mark = max(1u, records / 4);
+			control_describe(s);
+		}
+		if (nl && !s->noloss) {
+			s->noloss = nl;
+			nl = NULL;
+		}
+		if (s->noloss)
+			noloss_set_marks(s, high, low);
+	}
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+out:
+	kfree(nl);
+	vfree(slots);
+	vfree(old);
+	if (records) {
+		/* The reservation becomes the ring's size, or goes. */
+		mutex_lock(&kpmc_sessions_lock);
+		s->ring_bytes = err ? old_bytes : (size_t)records * sizeof(struct kpmc_record);
+		mutex_unlock(&kpmc_sessions_lock);
+	}
+	return err;
 }
 
 /*
@@ -381,51 +854,88 @@ static bool has_records(struct kpmc_session *s)
  */
 int kpmc_session_resize(struct kpmc_session *s, u32 records, char *why, size_t len)
 {
-	struct kpmc_record *slots, *old;
-	size_t old_bytes = 0;
-	unsigned long flags;
-	int err;
+	return ring_configure(s, records, false, why, len);
+}
 
-	if (!kpmc_ring_capacity_valid(records) || records < 2 || records > (1u << 20)) {
-		snprintf(why, len, "ring=%u: want a power of two from 2 to 1048576", records);
+int kpmc_session_command(struct kpmc_session *s, const char *buf, size_t len,
+			 char *why, size_t whylen)
+{
+	const char *comma = memchr(buf, ',', len);
+	size_t number_end = comma ? (size_t)(comma - buf) : len;
+	char q[KPMC_QUOTE_MAX + 2];
+	bool noloss = false;
+	u64 n;
+
+	if (len == 6 && !memcmp(buf, "noloss", 6))
+		return ring_configure(s, 0, true, why, whylen);
+	if (comma && len - number_end == 7 && !memcmp(comma, ",noloss", 7))
+		noloss = true;
+	if (number_end <= 5 || memcmp(buf, "ring=", 5) || (comma && !noloss) ||
+	    kpmc_parse_u64(buf + 5, number_end - 5, &n) || n > U32_MAX) {
+		kpmc_quote_token(q, sizeof(q), buf, len);
+		snprintf(why, whylen, "'%s': expected ring=N, ring=N,noloss or noloss", q);
 		return -EINVAL;
 	}
-	/* Reserve the new size against the user's limit, then allocate. */
-	mutex_lock(&kpmc_sessions_lock);
-	err = user_limits_allow(s, (size_t)records * sizeof(*slots), false, why, len);
-	if (!err) {
-		old_bytes = s->ring_bytes;
-		s->ring_bytes = max_t(size_t, old_bytes, (size_t)records * sizeof(*slots));
-	}
-	mutex_unlock(&kpmc_sessions_lock);
-	if (err)
-		return err;
-	slots = kvcalloc(records, sizeof(*slots), GFP_KERNEL_ACCOUNT);
-	if (!slots) {
-		mutex_lock(&kpmc_sessions_lock);
-		s->ring_bytes = old_bytes;
-		mutex_unlock(&kpmc_sessions_lock);
-		return -ENOMEM;
+	return ring_configure(s, (u32)n, noloss, why, whylen);
+}
+
+/* ---- the mapped ring ---- */
+
+int kpmc_session_mmap(struct kpmc_session *s, struct vm_area_struct *vma, char *why, size_t len)
+{
+	unsigned long bytes = vma->vm_end - vma->vm_start, off;
+	enum kpmc_ring_map_part part;
+	struct kpmc_record *slots;
+	unsigned long flags;
+	u64 data_bytes;
+	int err;
+
+	if (!(vma->vm_flags & VM_SHARED)) {
+		snprintf(why, len, "mmap of the ring with MAP_PRIVATE: the kernel writes it, map it MAP_SHARED");
+		return -EINVAL;
 	}
 	raw_spin_lock_irqsave(&s->lock, flags);
-	if (s->records_in) {
-		raw_spin_unlock_irqrestore(&s->lock, flags);
-		kvfree(slots);
-		mutex_lock(&kpmc_sessions_lock);
-		s->ring_bytes = old_bytes;
-		mutex_unlock(&kpmc_sessions_lock);
-		snprintf(why, len, "ring=%u: the session already has records", records);
-		return -EBUSY;
-	}
-	old = s->slots;
-	s->slots = slots;
-	s->pos.capacity = records;
-	s->wake_mark = max(1u, records / 4);
+	data_bytes = kpmc_ring_data_bytes(s->pos.capacity, sizeof(*slots), PAGE_SIZE);
+	part = kpmc_ring_map_part(vma->vm_pgoff, bytes, PAGE_SIZE, data_bytes);
+	slots = s->slots;
+	/* Mapped: the slots stay (ring_configure refuses a new size). */
+	if (part == KPMC_RING_MAP_CONTROL ||
+	    (part == KPMC_RING_MAP_DATA && !(vma->vm_flags & VM_WRITE)))
+		s->mapped = true;
 	raw_spin_unlock_irqrestore(&s->lock, flags);
-	mutex_lock(&kpmc_sessions_lock);
-	s->ring_bytes = (size_t)records * sizeof(*slots);
-	mutex_unlock(&kpmc_sessions_lock);
-	kvfree(old);
+
+	switch (part) {
+	case KPMC_RING_MAP_BAD_OFFSET:
+		snprintf(why, len,
+			 "mmap at offset %lu pages: the control page is at offset 0, the %llu bytes of records at offset %lu",
+			 vma->vm_pgoff, data_bytes, PAGE_SIZE);
+		return -EINVAL;
+	case KPMC_RING_MAP_BAD_LENGTH:
+		snprintf(why, len,
+			 "mmap of %lu bytes at offset %lu pages: the control page (offset 0) is %lu bytes, the records (offset %lu) %llu",
+			 bytes, vma->vm_pgoff, PAGE_SIZE, PAGE_SIZE, data_bytes);
+		return -EINVAL;
+	case KPMC_RING_MAP_DATA:
+		if (vma->vm_flags & VM_WRITE) {
+			snprintf(why, len,
+				 "mmap of the records with PROT_WRITE: they are read-only (the reader writes only data_tail, in the control page)");
+			return -EPERM;
+		}
+		break;
+	case KPMC_RING_MAP_CONTROL:
+		break;
+	}
+	/* Not inherited by fork(): a child is no reader of this session. */
+	kpmc_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY,
+			  part == KPMC_RING_MAP_DATA ? VM_MAYWRITE : 0);
+	if (part == KPMC_RING_MAP_CONTROL)
+		return vm_insert_page(vma, vma->vm_start, virt_to_page(s->ctrl));
+	for (off = 0; off < bytes; off += PAGE_SIZE) {
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page((char *)slots + off));
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -434,11 +944,22 @@ ssize_t kpmc_session_read(struct kpmc_session *s, char __user *buf, size_t len,
 {
 	u32 max = min_t(size_t, len / sizeof(struct kpmc_record), KPMC_READ_BATCH);
 	struct kpmc_record *bounce;
+	bool release = false;
 	ssize_t ret;
 	u32 n;
 
 	if (!max)
 		return -EINVAL;
+	/*
+	 * A reader's last non-blocking read of a batch finds the ring empty:
+	 * that answer costs no 16 KiB bounce buffer (an order-2 page
+	 * allocation and free, ~2500 instructions per reader wakeup).
+	 */
+	if (nonblock && !READ_ONCE(kpmc_unloading) && !has_records(s, &release)) {
+		if (release)
+			wake_up_interruptible_all(&s->noloss->wait);
+		return -EAGAIN;
+	}
 	bounce = kmalloc_array(max, sizeof(*bounce), GFP_KERNEL);
 	if (!bounce)
 		return -ENOMEM;
@@ -447,14 +968,16 @@ ssize_t kpmc_session_read(struct kpmc_session *s, char __user *buf, size_t len,
 			ret = -EIO;
 			goto out;
 		}
-		n = take_records(s, bounce, max);
+		n = take_records(s, bounce, max, &release);
+		if (release)
+			wake_up_interruptible_all(&s->noloss->wait);
 		if (n)
 			break;
 		if (nonblock) {
 			ret = -EAGAIN;
 			goto out;
 		}
-		ret = wait_event_interruptible(s->wait, has_records(s) ||
+		ret = wait_event_interruptible(s->wait, has_records(s, NULL) ||
 					       READ_ONCE(kpmc_unloading));
 		if (ret)
 			goto out;
@@ -469,10 +992,16 @@ out:
 
 __poll_t kpmc_session_poll(struct kpmc_session *s, struct file *f, poll_table *pt)
 {
+	bool release = false, any;
+
 	poll_wait(f, &s->wait, pt);
 	if (READ_ONCE(kpmc_unloading))
 		return EPOLLERR | EPOLLHUP;
-	return has_records(s) ? EPOLLIN | EPOLLRDNORM : 0;
+	/* A mapped reader's poll after it advanced data_tail frees no-loss waits. */
+	any = has_records(s, &release);
+	if (release)
+		wake_up_interruptible_all(&s->noloss->wait);
+	return any ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 unsigned int kpmc_sessions_live(void)
@@ -480,16 +1009,41 @@ unsigned int kpmc_sessions_live(void)
 	return atomic_read(&kpmc_sessions_alive);
 }
 
+void kpmc_sessions_show(struct seq_file *m)
+{
+	enum kpmc_noloss_end e;
 
-/* Unloading: readers blocked in read() must return before /proc goes away. */
+	seq_printf(m, "noloss: queued %lld waits %lld",
+		   (long long)atomic64_read(&kpmc_noloss_stats.queued),
+		   (long long)atomic64_read(&kpmc_noloss_stats.waits));
+	for (e = KPMC_NOLOSS_DRAINED; e < KPMC_NOLOSS_NR_ENDS; e++)
+		seq_printf(m, " %s %lld", kpmc_noloss_end_name[e],
+			   (long long)atomic64_read(&kpmc_noloss_stats.ended[e]));
+	seq_printf(m, " not_waited %lld no_waiter %lld\n",
+		   (long long)atomic64_read(&kpmc_noloss_stats.not_waited),
+		   (long long)atomic64_read(&kpmc_noloss_stats.no_waiter));
+}
+
+/*
+ * Unloading: readers blocked in read() must return before /proc goes away,
+ * and threads waiting for a reader in no-loss mode go on.
+ */
 void kpmc_sessions_shutdown(void)
 {
 	struct kpmc_session *s;
+	unsigned long flags;
 
 	WRITE_ONCE(kpmc_unloading, true);
 	mutex_lock(&kpmc_sessions_lock);
-	list_for_each_entry(s, &kpmc_sessions, node)
+	list_for_each_entry(s, &kpmc_sessions, node) {
+		/* A mapped reader, which may not call read() or poll(), sees it here. */
+		raw_spin_lock_irqsave(&s->lock, flags);
+		control_flags(s);
+		raw_spin_unlock_irqrestore(&s->lock, flags);
 		wake_up_interruptible_all(&s->wait);
+		if (READ_ONCE(s->noloss))
+			wake_up_interruptible_all(&s->noloss->wait);
+	}
 	mutex_unlock(&kpmc_sessions_lock);
 }
 
@@ -498,6 +1052,23 @@ void kpmc_sessions_exit(void)
 {
 	int i;
 
+	/*
+	 * No-loss waits run this module's code in their threads: released by
+	 * kpmc_sessions_shutdown() (or never begun: unloading), each ends at
+	 * once, and a queued one runs as its thread returns to user mode.
+	 */
+	for (i = 0; atomic_read(&kpmc_noloss_inflight); i++) {
+		if (i == 100)
+			pr_warn("kpmc: unload waits for %d threads to leave their no-loss wait\n",
+				atomic_read(&kpmc_noloss_inflight));
+		usleep_range(10000, 20000);
+	}
+	/* The last of them may still be returning through this module's text. */
+	if (READ_ONCE(kpmc_noloss_used))
+		synchronize_rcu_tasks();
+	if (atomic64_read(&kpmc_noloss_stats.ended[KPMC_NOLOSS_UNLOAD]))
+		pr_info("kpmc: the unload released %lld no-loss waits\n",
+			(long long)atomic64_read(&kpmc_noloss_stats.ended[KPMC_NOLOSS_UNLOAD]));
 	/* A last put's irq_work may still be on its way to the queue. */
 	for (i = 0; i < 100 && atomic_read(&kpmc_sessions_alive); i++) {
 		kpmc_flush_deferred();

@@ -27,9 +27,13 @@
 #include "options.h"
 #include "record_format.h"
 #include "memreport.h"
+#include "ringmap.h"
 
 #define PROC_DIR "/proc/kpmc"
 #define READ_BATCH 64
+
+/* The session's ring, mapped (unless --no-mmap, or a module without it: read()). */
+static struct kpmc_ringmap ring;
 
 static volatile sig_atomic_t interrupted;
 
@@ -56,6 +60,9 @@ static void usage(FILE *f)
 		"             muxsamples=N per set; -A then prints scaled counts)\n"
 		"  -T SECS    time-based sampling period in seconds (e.g. 0.1)\n"
 		"  -k RECORDS kernel ring size for this run (power of two; default 4096)\n"
+		"  --no-loss  a monitored thread that fills the ring waits (at its return to\n"
+		"             user mode) until kpmc has read it: no record lost\n"
+		"  --no-mmap  take records with read() instead of from the mapped ring\n"
 		"  -o FILE    write the trace to FILE\n"
 		"  -A         print only per-thread totals at the end\n"
 		"  -p TID     attach to a running thread (and the threads it creates)\n"
@@ -325,12 +332,26 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 	fprintf(t->out, "%s\n", line);
 }
 
+static void trace_mapped(const struct kpmc_record *rec, void *t)
+{
+	trace_record(t, rec);
+}
+
 /* Read what is there (or wait, if blocking); 0 on EOF/EAGAIN, -1 on error. */
 static int drain(int fd, struct trace *t)
 {
 	struct kpmc_record recs[READ_BATCH];
 	ssize_t n, i;
 
+	if (ring.ctrl) {
+		/* Zero-copy: each record formatted where the kernel wrote it. */
+		n = kpmc_ringmap_drain(&ring, fd, trace_mapped, t);
+		if (n < 0 && errno == EPROTO)
+			fprintf(stderr, "kpmc: the mapped ring's control page makes no sense\n");
+		if (t->raw)
+			fflush(t->raw);
+		return n < 0 ? -1 : 0;
+	}
 	for (;;) {
 		n = read(fd, recs, sizeof(recs));
 		if (n < 0)
@@ -525,7 +546,7 @@ int main(int argc, char **argv)
 	struct trace t = { 0 };
 	long tbs_ms = 0;
 	unsigned long ring_records = 0;
-	int system_wide = 0, exclude_idle = 0, raw_only = 0;
+	int system_wide = 0, exclude_idle = 0, raw_only = 0, noloss = 0, no_mmap = 0;
 	const char *virt_wanted = NULL;
 	char virt_names[KPMC_MAX_VIRT][32];
 	long virt_mask;
@@ -539,6 +560,8 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 2 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "heatmap", required_argument, NULL, 3 },
+		{ "no-loss", no_argument, NULL, 4 },
+		{ "no-mmap", no_argument, NULL, 5 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *rawfile = NULL, *replay = NULL;
@@ -661,6 +684,12 @@ int main(int argc, char **argv)
 			else
 				t.format = OUT_JSON;
 			break;
+		case 4:
+			noloss = 1;
+			break;
+		case 5:
+			no_mmap = 1;
+			break;
 		case 'w':
 			rawfile = optarg;
 			break;
@@ -768,8 +797,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	/* Opening the monitor file creates this thread's session. */
-	mon = open(PROC_DIR "/monitor", (ring_records ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	/*
+	 * Opening the monitor file creates this thread's session; read-write
+	 * for the ring's size and for the mapped ring's tail.
+	 */
+	mon = open(PROC_DIR "/monitor", O_RDWR | O_CLOEXEC);
 	if (mon < 0) {
 		char reason[256];
 
@@ -777,17 +809,34 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kpmc: cannot start a monitoring session: %s\n", reason);
 		return 1;
 	}
-	if (ring_records) {
-		char req[32];
-		int n = snprintf(req, sizeof(req), "ring=%lu", ring_records);
+	if (ring_records || noloss) {
+		char req[48];
+		int n = ring_records ? snprintf(req, sizeof(req), "ring=%lu%s", ring_records,
+						noloss ? ",noloss" : "") :
+			snprintf(req, sizeof(req), "noloss");
 
 		if (write(mon, req, (size_t)n) != n) {
 			char reason[256];
 
 			kernel_reason(errno, reason, sizeof(reason));
-			fprintf(stderr, "kpmc: -k %lu: %s\n", ring_records, reason);
+			if (ring_records)
+				fprintf(stderr, "kpmc: -k %lu%s: %s\n", ring_records,
+					noloss ? " --no-loss" : "", reason);
+			else
+				fprintf(stderr, "kpmc: --no-loss: %s\n", reason);
 			return 1;
 		}
+	}
+	/*
+	 * The mapped ring, after its size is set (mapping fixes it). A module
+	 * without one (EIO) is read() from, as is any ring this CLI cannot map.
+	 */
+	if (!no_mmap) {
+		char why[256];
+		int err = kpmc_ringmap_open(&ring, mon, why, sizeof(why));
+
+		if (err && err != -EIO)
+			fprintf(stderr, "kpmc: %s; reading records with read()\n", why);
 	}
 	if (proc_write("config", fullcfg, "configuration rejected"))
 		return 1;
@@ -956,6 +1005,7 @@ int main(int argc, char **argv)
 	/* The exit records were queued before the parent could see the exit. */
 	if (!unloaded && drain(mon, &t) < 0)
 		fprintf(stderr, "kpmc: monitoring ended: the kpmc module was unloaded\n");
+	kpmc_ringmap_close(&ring);
 	close(mon);
 
 	trace_finish(&t, system_wide);

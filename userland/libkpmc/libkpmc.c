@@ -23,6 +23,7 @@
 #include "fastread.h"
 #include "memsample.h"
 #include "pfm_events.h"
+#include "ringmap.h"
 
 #define MAX_REGIONS	64
 #define NAME_MAX_LEN	48
@@ -80,6 +81,9 @@ static size_t nstreams, streams_cap;
 static struct kpmc_sample *samples;
 static size_t nsamples, samples_cap;
 static struct kpmc_sample_stats stats;
+/* The session's ring, mapped (unmapped: a module without it, read()). */
+static struct kpmc_ringmap session_ring;
+static pthread_once_t ring_atfork_once = PTHREAD_ONCE_INIT;
 
 /* The fast path: the thread's page (NULL: not mapped yet; MAP_FAILED: no page). */
 static int path_mode = KPMC_PATH_AUTO;
@@ -467,6 +471,27 @@ static void take_record(const struct kpmc_record *r)
 	memcpy(sm->counts, r->counts, sizeof(sm->counts));
 }
 
+static void take_mapped(const struct kpmc_record *r, void *arg)
+{
+	(void)arg;
+	take_record(r);
+}
+
+/*
+ * A forked child is no reader of its parent's session: the ring is not
+ * mapped in it (the kernel does not copy the mapping), and the address
+ * may hold something else by now: forgotten, not unmapped.
+ */
+static void ring_forget_in_child(void)
+{
+	memset(&session_ring, 0, sizeof(session_ring));
+}
+
+static void ring_install_atfork(void)
+{
+	pthread_atfork(NULL, NULL, ring_forget_in_child);
+}
+
 /* Everything the session holds now; rec_lock held. */
 static void drain(void)
 {
@@ -475,6 +500,11 @@ static void drain(void)
 
 	if (session_fd < 0)
 		return;
+	if (session_ring.ctrl) {
+		/* Zero-copy: attributed where the kernel wrote them. */
+		kpmc_ringmap_drain(&session_ring, session_fd, take_mapped, NULL);
+		return;
+	}
 	while ((n = read(session_fd, buf, sizeof(buf))) > 0)
 		for (i = 0; i < n / (ssize_t)sizeof(buf[0]); i++)
 			take_record(&buf[i]);
@@ -575,12 +605,24 @@ int kpmc_start(const char *config)
 	err = kpmc_resolve_config(config, raw, sizeof(raw));
 	if (err < 0)
 		return err;
-	/* The session: records go there; a reader takes them when there are samples. */
-	session_fd = open("/proc/kpmc/monitor", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	/*
+	 * The session: records go there; a reader takes them when there are
+	 * samples, from the mapped ring (read-write: its tail is the reader's),
+	 * else with read().
+	 */
+	session_fd = open("/proc/kpmc/monitor", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (session_fd < 0)
+		session_fd = open("/proc/kpmc/monitor", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (session_fd < 0) {
 		err = -errno;
 		set_error("/proc/kpmc/monitor: %s", strerror(-err));
 		return err;
+	}
+	{
+		char why[256];
+
+		pthread_once(&ring_atfork_once, ring_install_atfork);
+		kpmc_ringmap_open(&session_ring, session_fd, why, sizeof(why));
 	}
 	forget_samples();
 	sampling = samples_in(raw);
@@ -591,6 +633,7 @@ int kpmc_start(const char *config)
 		err = put("enable", "1");
 	if (err) {
 		stop_reader();
+		kpmc_ringmap_close(&session_ring);
 		close(session_fd);
 		session_fd = -1;
 	}
@@ -605,6 +648,7 @@ int kpmc_stop(void)
 	stop_reader();
 	pthread_mutex_lock(&rec_lock);
 	drain();
+	kpmc_ringmap_close(&session_ring);
 	close(session_fd);
 	session_fd = -1;
 	pthread_mutex_unlock(&rec_lock);

@@ -294,4 +294,79 @@ struct kpmc_self_page {
 	struct kpmc_page_pmc by_pmc[KPMC_MAX_COUNTERS];
 };
 
+/*
+ * The mapped ring: a reader takes the session's records where the kernel
+ * writes them, with no copy and no system call per batch (perf's mmap ring
+ * buffer, for kpmc's fixed-size records).
+ *
+ * Mappings of /proc/kpmc/monitor (MAP_SHARED; the page size is the
+ * kernel's, sysconf(_SC_PAGESIZE)):
+ *   offset 0, length one page: struct kpmc_ring_control. A reader that
+ *     advances data_tail maps it PROT_READ | PROT_WRITE, which needs the
+ *     file open O_RDWR; PROT_READ alone observes.
+ *   offset data_offset (one page), length data_size: the records,
+ *     capacity of them, record i at i * record_size. PROT_READ only: a
+ *     mapping with PROT_WRITE is refused (EPERM) and mprotect cannot add it.
+ * Any other offset or length: EINVAL (dmesg says what was wrong). Once the
+ * ring is mapped its size is fixed: "ring=N" is refused (EBUSY). The
+ * mappings are not inherited by fork().
+ *
+ * data_head and data_tail are free-running record counts (never reduced
+ * modulo capacity); the record at count p is in slot p & (capacity - 1).
+ * The reader:
+ *   head = load-acquire(data_head)
+ *   for p in [tail, head): use slot p & (capacity - 1)
+ *   store-release(data_tail, head)
+ * The kernel publishes data_head with a store-release after the records
+ * are written, and overwrites a slot only after it has taken data_tail past
+ * it with a load-acquire. data_tail is the reader's to write and the
+ * kernel trusts it no further than its own: a value behind the kernel's
+ * last tail is ignored, one past data_head counts as data_head.
+ *
+ * read() goes on working on a mapped session, from the same tail: a
+ * read() consumes from data_tail and stores the new tail there, so a
+ * reader may take some records through the mapping and some by read(), one
+ * way at a time. poll() and its wakeups are those of read(); a reader that
+ * emptied the ring waits in poll(). When the module is unloaded, flags gets
+ * KPMC_RING_F_UNLOADING (poll() says EPOLLERR | EPOLLHUP until /proc/kpmc
+ * goes, then nothing more): what is in the ring is the last.
+ *
+ * Loss is told in the ring as with read(): a KPMC_REC_LOST record before the
+ * next record that fits, or once the reader emptied the ring and calls
+ * poll() or read(). lost counts every record dropped over the session (the
+ * sum of what LOST records told and will tell).
+ *
+ * No-loss mode ("ring=N,noloss" or "noloss" written to the monitor file
+ * before the first record; the CLI's --no-loss): a monitored thread whose
+ * sample leaves more than noloss_high records in the ring waits, when it
+ * next returns to user mode, until the reader has brought the ring down to
+ * noloss_low (interruptibly: a signal ends the wait; SIGKILL kills it). The
+ * reader's close (or death) and the module's unload release every waiting
+ * thread at once. Records produced while a thread cannot wait (in the
+ * kernel, or beyond the ring's headroom) may still be dropped, and counted.
+ * A mapped reader frees waiting threads by advancing data_tail: they see it
+ * at its next poll() or read(), and within 10 ms without either.
+ */
+#define KPMC_RING_CONTROL_VERSION	1
+#define KPMC_RING_F_NOLOSS		(1u << 0)	/* no-loss mode is on */
+/* The module is being unloaded: no record comes after those in the ring. */
+#define KPMC_RING_F_UNLOADING		(1u << 1)
+
+struct kpmc_ring_control {
+	__u32 version;		/* KPMC_RING_CONTROL_VERSION */
+	__u32 record_size;	/* sizeof(struct kpmc_record) */
+	__u32 capacity;		/* records in the data area: a power of two */
+	__u32 flags;		/* KPMC_RING_F_* */
+	__u64 data_offset;	/* mmap offset of the data area: one page */
+	__u64 data_size;	/* its length: capacity * record_size in whole pages */
+	__u64 data_head;	/* records ever written: the kernel's (store-release) */
+	__u64 data_tail;	/* records ever consumed: the reader's (store-release) */
+	__u64 lost;		/* records dropped since the session began */
+	__u32 noloss_high;	/* no-loss: a thread waits above this many records */
+	__u32 noloss_low;	/* ... until the ring holds at most this many */
+	__u64 noloss_waits;	/* no-loss: waits of this session's threads begun */
+	__u64 noloss_releases;	/* ... and ended (by the reader, a signal, close, unload) */
+	__u64 reserved[6];
+};
+
 #endif /* _UAPI_LINUX_KPMC_H */

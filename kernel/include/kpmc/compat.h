@@ -22,6 +22,8 @@
  *   6.16; cpuid_count() moved to <asm/cpuid/api.h>.
  * - hrtimer_setup() replaced hrtimer_init() + ->function in 6.13; the old
  *   call is gone in 7.x.
+ * - task_work_add() from a hard IRQ: 6.12 has TWAF_NO_ALLOC (found by
+ *   Kbuild); 7.x never allocates there and has no such flag.
  */
 #ifndef KPMC_COMPAT_H
 #define KPMC_COMPAT_H
@@ -101,6 +103,21 @@ static inline void kpmc_hrtimer_setup(struct hrtimer *timer,
 	hrtimer_init(timer, clock, mode);
 	timer->function = fn;
 }
+#endif
+
+/* ---- task_work queued from a hard IRQ ------------------------------------ */
+
+/*
+ * KASAN records the stack of whoever queues a task_work; in a hard IRQ on
+ * PREEMPT_RT that record must not allocate. 6.12 says so with
+ * TWAF_NO_ALLOC; 7.x never allocates there; 5.10 and 6.1 allocate with
+ * GFP_NOWAIT, which only a PREEMPT_RT kernel with KASAN would object to.
+ */
+#include <linux/task_work.h>
+#ifdef KPMC_HAVE_TWAF_NO_ALLOC
+#define KPMC_TWA_RESUME_FROM_IRQ	(TWA_RESUME | TWAF_NO_ALLOC)
+#else
+#define KPMC_TWA_RESUME_FROM_IRQ	TWA_RESUME
 #endif
 
 /* ---- syscore (suspend/resume of the last CPU) ---------------------------- */

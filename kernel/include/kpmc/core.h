@@ -63,6 +63,12 @@ struct kpmc_session {
 	u64 records_in;			/* records pushed (kept + dropped); under lock */
 	struct irq_work free_irq;	/* the last put queues the free from any context */
 	struct rcu_work free_work;	/* free in process context, after a grace period */
+	/* The mapped ring (session.c): its control page; once mapped, its size is fixed. */
+	struct kpmc_ring_control *ctrl;
+	bool mapped;
+	/* No-loss mode (session.c): NULL while off. */
+	struct kpmc_noloss *noloss;
+	u32 per_sample;			/* most records one sample takes (kpmc_session_set_headroom) */
 };
 
 enum kpmc_thread_state {
@@ -301,6 +307,20 @@ void kpmc_defer(struct work_struct *work);
 void kpmc_defer_rcu(struct rcu_work *work);
 void kpmc_flush_deferred(void);
 int kpmc_session_resize(struct kpmc_session *s, u32 records, char *why, size_t len);
+/* A write to the monitor file: "ring=N", "ring=N,noloss" or "noloss". */
+int kpmc_session_command(struct kpmc_session *s, const char *buf, size_t len,
+			 char *why, size_t whylen);
+/* mmap of the monitor file: the control page or the records (UAPI kpmc_ring_control). */
+int kpmc_session_mmap(struct kpmc_session *s, struct vm_area_struct *vma, char *why, size_t len);
+/*
+ * The most records one sample of s can take (a sample and its format's
+ * parts): no-loss mode keeps room for that many in flight. Process context;
+ * -ENOSPC (and why) when s is in no-loss mode with a ring too small for it.
+ */
+int kpmc_session_set_headroom(struct kpmc_session *s, unsigned int records_per_sample,
+			      char *why, size_t len);
+/* /proc/kpmc/info: the no-loss waits and how they ended, over all sessions. */
+void kpmc_sessions_show(struct seq_file *m);
 ssize_t kpmc_session_read(struct kpmc_session *s, char __user *buf, size_t len, bool nonblock);
 __poll_t kpmc_session_poll(struct kpmc_session *s, struct file *f, poll_table *pt);
 unsigned int kpmc_sessions_live(void);
