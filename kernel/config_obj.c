@@ -82,6 +82,9 @@ struct kpmc_shared_config *kpmc_shared_config_new(const struct kpmc_config_sets 
 			kpmc_format_put(f, c->fmt_priv[i]);
 		else
 			c->fmt[i] = f;
+		if (!err)
+			c->records_per_sample = max(c->records_per_sample,
+						    1 + kpmc_format_parts(f, c->fmt_priv[i]));
 		if (err) {
 			if (!why[0])
 				snprintf(why, len, "the backend cannot encode it");

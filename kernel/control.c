@@ -61,6 +61,9 @@ int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config_sets 
 
 static int need_config_and_session(struct kpmc_thread *t, struct kpmc_session **s)
 {
+	char why[KPMC_ERR_MAX];
+	int err;
+
 	/* A state an attach set up holds its monitor's configuration, not ours. */
 	if (!t->conf || t->foreign) {
 		kpmc_reject(t, "enable", "no configuration: write /proc/kpmc/config first");
@@ -71,7 +74,14 @@ static int need_config_and_session(struct kpmc_thread *t, struct kpmc_session **
 		kpmc_reject(t, "enable", "no session: open /proc/kpmc/monitor first");
 		return -EINVAL;
 	}
-	return 0;
+	/* A no-loss ring keeps room for the largest sample (with its format's parts). */
+	err = kpmc_session_set_headroom(*s, t->conf->records_per_sample, why, sizeof(why));
+	if (err) {
+		kpmc_reject(t, "enable", "%s", why);
+		kpmc_session_put(*s);
+		*s = NULL;
+	}
+	return err;
 }
 
 int kpmc_thread_start_self(struct kpmc_thread *t)

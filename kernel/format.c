@@ -143,6 +143,16 @@ struct kpmc_format *kpmc_format_get(const char *name, const char *args, void **p
 	return f;
 }
 
+/* The most records f adds to a sample (0 for no format). */
+unsigned int kpmc_format_parts(const struct kpmc_format *f, const void *priv)
+{
+	if (!f)
+		return 0;
+	if (f->kind == KPMC_REC_MEM)
+		return 1;
+	return DIV_ROUND_UP(f->max_bytes(priv), KPMC_FORMAT_PART_BYTES);
+}
+
 /* Process context: the configuration using f with priv is freed. */
 void kpmc_format_put(struct kpmc_format *f, void *priv)
 {

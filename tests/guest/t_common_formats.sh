@@ -129,6 +129,12 @@ if [ "$(uname -m)" = aarch64 ]; then tcfg="pmc0,tbs=10,fmt=callstack"; else tcfg
 kpmc -S -c "$tcfg" -- /bin/true >$OUT/fmt_sys.txt 2>&1 && r="$r system-wide with fmt=callstack accepted;"
 grep -q "fmt=callstack: system-wide records carry no sampling format" $OUT/fmt_sys.txt ||
 	r="$r system-wide refusal: $(tail -n 2 $OUT/fmt_sys.txt);"
+# A no-loss ring keeps room for the largest sample: 127 + 127 frames are
+# 8 + 254 * 8 bytes, 13 parts, 14 records with the sample.
+kpmc -k 16 --no-loss -c "$base,fmt=callstack,fmt.depth=127" -- /bin/true >$OUT/fmt_noloss.txt 2>&1 &&
+	r="$r a no-loss ring of 16 accepted 14-record samples;"
+grep -q "noloss with a ring of 16 records: samples of up to 14 records need" $OUT/fmt_noloss.txt ||
+	r="$r no-loss refusal: $(tail -n 2 $OUT/fmt_noloss.txt);"
 # An exited program's configuration goes an RCU grace period later.
 i=0
 while [ "$(fmt_users callstack)" != 0 ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done

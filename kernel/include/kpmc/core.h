@@ -37,6 +37,8 @@ struct kpmc_shared_config {
 	/* Each set's sampling format (NULL: none) and its state. */
 	struct kpmc_format *fmt[KPMC_MAX_SETS];
 	void *fmt_priv[KPMC_MAX_SETS];
+	/* The most records one sample takes over the sets (a no-loss ring's headroom). */
+	unsigned int records_per_sample;
 	struct rcu_work free_work;	/* freed a grace period after the last put */
 };
 
@@ -270,6 +272,7 @@ int kpmc_format_register_builtin(struct kpmc_format *f, u8 kind);
 struct kpmc_format *kpmc_format_get(const char *name, const char *args, void **priv,
 				    char *why, size_t len);
 void kpmc_format_put(struct kpmc_format *f, void *priv);
+unsigned int kpmc_format_parts(const struct kpmc_format *f, const void *priv);
 /* Hot path (any context but NMI): the sample and what f adds, to the ring. */
 void kpmc_format_emit(struct kpmc_session *session, struct kpmc_format *f, void *priv,
 		      const struct kpmc_record *sample, struct kpmc_format_sample *fs);
