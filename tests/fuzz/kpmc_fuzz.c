@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <uapi/linux/kpmc.h>
+
 #include "../progs/spin.h"
 
 #define MAX_CHILDREN 4
@@ -44,7 +46,7 @@ static const char *const op_names[] = {
 	"config", "monitor-open", "monitor-close", "monitor-poll", "monitor-read", "monitor-ring",
 	"enable-1", "enable-0", "self-open", "self-read", "self-mmap", "self-munmap",
 	"child-fork", "attach", "attach-exec", "detach", "system-wide", "mm_manager",
-	"file-read", "thread", "thread-session", "thread-enable",
+	"file-read", "thread", "thread-session", "thread-enable", "ring-mmap-control", "ring-mmap-data",
 };
 #define NR_OP_NAMES (sizeof(op_names) / sizeof(op_names[0]))
 static unsigned long (*op_stats)[2];	/* [name]: calls, accepted */
@@ -257,7 +259,33 @@ static void op_monitor_io(struct worker *w)
 
 	if (w->monitor < 0)
 		return op_monitor_open(w);
-	switch (pick(w, 3)) {
+	switch (pick(w, 4)) {
+	case 2: {
+		/*
+		 * The mapped ring: control page and records (or bad offsets and
+		 * lengths), and a tail written anywhere (the kernel must not trust it).
+		 */
+		long pg = sysconf(_SC_PAGESIZE);
+		size_t len = (size_t)pg * (1 + pick(w, 4));
+		off_t off = pick(w, 4) ? 0 : (off_t)pg * pick(w, 3);
+		struct kpmc_ring_control *ctl;
+		void *data;
+
+		ctl = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED, w->monitor, 0);
+		note(w, "ring-mmap-control", ctl == MAP_FAILED ? -1 : 0);
+		data = mmap(NULL, len, PROT_READ | (pick(w, 4) ? 0 : PROT_WRITE), MAP_SHARED,
+			    w->monitor, off ? off : pg);
+		note(w, "ring-mmap-data", data == MAP_FAILED ? -1 : 0);
+		if (ctl != MAP_FAILED) {
+			uint64_t head = __atomic_load_n(&ctl->data_head, __ATOMIC_ACQUIRE);
+
+			__atomic_store_n(&ctl->data_tail, pick(w, 2) ? head : next(w), __ATOMIC_RELEASE);
+			munmap(ctl, (size_t)pg);
+		}
+		if (data != MAP_FAILED)
+			munmap(data, len);
+		break;
+	}
 	case 0:
 		p.fd = w->monitor;
 		p.events = POLLIN;
@@ -276,6 +304,9 @@ static void op_monitor_io(struct worker *w)
 		snprintf(ring, sizeof(ring), "ring=%u", 1u << pick(w, 16));
 		if (pick(w, 4) == 0)
 			snprintf(ring, sizeof(ring), "ring=%u", pick(w, 100000));
+		/* No-loss mode: monitored threads of this session may wait for its reader. */
+		if (pick(w, 3) == 0)
+			strcat(ring, pick(w, 4) ? ",noloss" : ",nolos");
 		note(w, "monitor-ring", write(w->monitor, ring, strlen(ring)));
 	}
 }
