@@ -74,6 +74,10 @@ struct pmuv3_cpu {
 	bool granted;			/* EL0 may read the counters (a fast-path thread runs) */
 	u32 enabled;			/* PMCNTEN bits the last load() set */
 	u64 kept[KPMC_MAX_COUNTERS];	/* by hw index: counters this type does not count */
+	/* absent_on() of the configuration load() put here, for the hot paths. */
+	const struct kpmc_hw_config *absent_hw;
+	const struct pmuv3_type *absent_type;
+	u32 absent;
 };
 
 PMUV3_PER_CPU(struct pmuv3_cpu, pmuv3_cpu_state);
@@ -146,6 +150,20 @@ static u32 absent_on(const struct kpmc_hw_config *hw, const struct pmuv3_type *t
 static inline const struct pmuv3_type *counting_type(const struct pmuv3_cpu *c)
 {
 	return c->claimed ? c->type : NULL;
+}
+
+/*
+ * absent_on() for this CPU: per sample, read, write and uncounted would each
+ * walk hw's counters again; load() keeps the answer for what it loaded. The
+ * type is part of the key: a claim won or lost since then changes it.
+ */
+static inline u32 absent_here(struct pmuv3_cpu *c, const struct kpmc_hw_config *hw)
+{
+	const struct pmuv3_type *t = counting_type(c);
+
+	if (c->absent_hw == hw && c->absent_type == t)
+		return c->absent;
+	return absent_on(hw, t);
 }
 
 /* The PMCNTEN bits of the counters of hw, except those in absent. */
@@ -409,10 +427,15 @@ static struct pmuv3_type *type_of_pmu(const struct arm_pmu *pmu)
  * overflow flag). While kpmc holds counters, this handler runs first: it
  * takes and clears the flags of kpmc's counters and passes the interrupt on
  * to the handler of perf's PMU that raised it, which then sees only its own.
+ * When every flag set was kpmc's, perf's handler would find none of its own
+ * and return at once: it is not called (a sample's worth of instructions).
+ * A flag of perf's set after the read keeps the interrupt asserted (it is
+ * level-triggered while PMOVS & PMINTEN), so it comes back for it.
  */
 static irqreturn_t pmuv3_handle_irq(struct arm_pmu *pmu)
 {
-	u32 ours = pmuv3_read(PMUV3_PMOVSCLR) & READ_ONCE(pmuv3.claimed_bits);
+	u32 flags = pmuv3_read(PMUV3_PMOVSCLR);
+	u32 ours = flags & READ_ONCE(pmuv3.claimed_bits);
 	struct pmuv3_type *t = type_of_pmu(pmu);
 	irqreturn_t ret = IRQ_NONE;
 
@@ -421,6 +444,8 @@ static irqreturn_t pmuv3_handle_irq(struct arm_pmu *pmu)
 		pmuv3_isb();
 		kpmc_pmu_overflow();
 		ret = IRQ_HANDLED;
+		if (flags == ours)
+			return ret;
 	}
 	if (t && t->perf_handle_irq && t->perf_handle_irq(pmu) == IRQ_HANDLED)
 		ret = IRQ_HANDLED;
@@ -709,6 +734,10 @@ static void pmuv3_load(const struct kpmc_hw_config *hw, const u64 *start)
 	u32 en = enable_bits(hw, absent);
 	unsigned int i;
 
+	c->absent_hw = hw;
+	c->absent_type = counting_type(c);
+	c->absent = absent;
+
 	pmuv3_write(PMUV3_PMCNTENCLR, en);
 	/* A previous configuration may have sampled on one of these counters. */
 	pmuv3_write(PMUV3_PMINTENCLR, en & ~hw->irq_bits);
@@ -737,7 +766,7 @@ static void pmuv3_start(const struct kpmc_hw_config *hw)
 {
 	struct pmuv3_cpu *c = pmuv3_this(pmuv3_cpu_state);
 
-	pmuv3_write(PMUV3_PMCNTENSET, enable_bits(hw, absent_on(hw, counting_type(c))));
+	pmuv3_write(PMUV3_PMCNTENSET, enable_bits(hw, absent_here(c, hw)));
 	pmuv3_isb();
 }
 
@@ -745,14 +774,14 @@ static void pmuv3_stop(const struct kpmc_hw_config *hw)
 {
 	struct pmuv3_cpu *c = pmuv3_this(pmuv3_cpu_state);
 
-	pmuv3_write(PMUV3_PMCNTENCLR, enable_bits(hw, absent_on(hw, counting_type(c))));
+	pmuv3_write(PMUV3_PMCNTENCLR, enable_bits(hw, absent_here(c, hw)));
 	pmuv3_isb();
 }
 
 static void pmuv3_read_counters(const struct kpmc_hw_config *hw, u64 *raw)
 {
 	struct pmuv3_cpu *c = pmuv3_this(pmuv3_cpu_state);
-	u32 absent = absent_on(hw, counting_type(c));
+	u32 absent = absent_here(c, hw);
 	unsigned int i;
 
 	for (i = 0; i < hw->nr; i++) {
@@ -772,7 +801,7 @@ static void pmuv3_write_counter(const struct kpmc_hw_config *hw, unsigned int in
 	struct pmuv3_cpu *c = pmuv3_this(pmuv3_cpu_state);
 	unsigned int slot = hw->slot[index];
 
-	if (absent_on(hw, counting_type(c)) & BIT(index))
+	if (absent_here(c, hw) & BIT(index))
 		c->kept[index] = value;
 	else if (slot == 0)
 		pmuv3_write(PMUV3_PMCCNTR, value);
@@ -782,7 +811,7 @@ static void pmuv3_write_counter(const struct kpmc_hw_config *hw, unsigned int in
 
 static u32 pmuv3_uncounted(const struct kpmc_hw_config *hw)
 {
-	u32 absent = absent_on(hw, counting_type(pmuv3_this(pmuv3_cpu_state))), pmcs = 0;
+	u32 absent = absent_here(pmuv3_this(pmuv3_cpu_state), hw), pmcs = 0;
 	unsigned int i;
 
 	for (i = 0; absent && i < hw->nr; i++)

@@ -31,7 +31,14 @@ void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 		s.counts[hw->slot[i]] = acc[i];
 	kpmc_mm_sample(&s, t);
 
-	memset(rec, 0, sizeof(*rec));
+	/*
+	 * Per sample: zero only the header; counts and virt are copied whole
+	 * below (s was zeroed), and they fill the rest of the record.
+	 */
+	BUILD_BUG_ON(offsetof(struct kpmc_record, counts) + sizeof(rec->counts) !=
+		     offsetof(struct kpmc_record, virt));
+	BUILD_BUG_ON(offsetof(struct kpmc_record, virt) + sizeof(rec->virt) != sizeof(*rec));
+	memset(rec, 0, offsetof(struct kpmc_record, counts));
 	rec->version = KPMC_RECORD_VERSION;
 	rec->size = sizeof(*rec);
 	rec->kind = kind;

@@ -41,23 +41,33 @@ static struct kpmc_thread_total *find_or_insert(struct kpmc_totals *t, uint32_t 
 
 int kpmc_totals_add(struct kpmc_totals *t, const struct kpmc_record *rec)
 {
-	struct kpmc_thread_total *th = find_or_insert(t, rec->pid, rec->tid);
+	struct kpmc_thread_total *th;
+	uint32_t mask = rec->counter_mask & ((1u << KPMC_MAX_COUNTERS) - 1), m;
 	unsigned int i;
 
+	/* Per record (-A at every sample): the same thread as last time, mostly. */
+	if (t->nr && t->last < t->nr && t->threads[t->last].tid == rec->tid)
+		th = &t->threads[t->last];
+	else
+		th = find_or_insert(t, rec->pid, rec->tid);
 	if (!th)
 		return -1;
+	t->last = (size_t)(th - t->threads);
 	th->records++;
 	th->run_ns += rec->run_ns;
 	th->uncounted |= rec->uncounted_mask;
-	for (i = 0; i < KPMC_MAX_COUNTERS; i++)
-		if (rec->counter_mask & (1u << i))
-			th->counts[i] += rec->counts[i];
+	/* Only the counters the record holds: one or two, of 16. */
+	for (m = mask; m; m &= m - 1) {
+		i = (unsigned int)__builtin_ctz(m);
+		th->counts[i] += rec->counts[i];
+	}
 	if (rec->set < KPMC_MAX_SETS) {
 		th->set_records[rec->set]++;
 		th->set_run_ns[rec->set] += rec->run_ns;
-		for (i = 0; i < KPMC_MAX_COUNTERS; i++)
-			if (rec->counter_mask & (1u << i))
-				th->set_counts[rec->set][i] += rec->counts[i];
+		for (m = mask; m; m &= m - 1) {
+			i = (unsigned int)__builtin_ctz(m);
+			th->set_counts[rec->set][i] += rec->counts[i];
+		}
 	}
 	return 0;
 }

@@ -23,6 +23,7 @@ struct kpmc_thread_total {
 struct kpmc_totals {
 	struct kpmc_thread_total *threads;	/* sorted by tid */
 	size_t nr, cap;
+	size_t last;				/* threads[] index of the last record's */
 };
 
 /* Add one record to its thread's totals; -1 when out of memory. */

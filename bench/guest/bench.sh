@@ -8,15 +8,30 @@ OUT=/tmp/kpmc-bench
 mkdir -p $OUT
 
 scale=full
+# kpmc.benchonly=SECTIONS: only those sections (a comma list of pingpong,
+# spawn, spin, selfread; bench/run.sh's KPMC_BENCH_ONLY), kpmc.benchreps=N:
+# N repetitions, kpmc.benchperiods=P,...: those EBS periods (for iterating).
+only=pingpong,spawn,spin,selfread periods="10000 100000 1000000 10000000" reps=""
 for w in $(cat /proc/cmdline); do
-	case $w in kpmc.bench=*) scale=${w#kpmc.bench=} ;; esac
+	case $w in
+	kpmc.bench=*) scale=${w#kpmc.bench=} ;;
+	kpmc.benchonly=*) only=${w#kpmc.benchonly=} ;;
+	kpmc.benchreps=*) reps=${w#kpmc.benchreps=} ;;
+	kpmc.benchperiods=*) periods=$(echo "${w#kpmc.benchperiods=}" | tr , ' ') ;;
+	esac
 done
+# want SECTION: is that section to run?
+want() {
+	case ",$only," in *",$1,"*) return 0 ;; esac
+	return 1
+}
 if [ "$scale" = smoke ]; then
 	ROUNDS=300 SPAWNS=30 SPIN=2000000 READS=1000 REPS=1
 else
 	ROUNDS=20000 SPAWNS=1000 SPIN=150000000 READS=20000 REPS=5
 fi
-echo "KPMC-BENCH-INFO scale=$scale rounds=$ROUNDS spawns=$SPAWNS spin=$SPIN reads=$READS reps=$REPS kernel=$(uname -r)"
+[ -n "$reps" ] && REPS=$reps
+echo "KPMC-BENCH-INFO scale=$scale rounds=$ROUNDS spawns=$SPAWNS spin=$SPIN reads=$READS reps=$REPS kernel=$(uname -r)${only:+ only=$only}"
 
 insmod /kpmc.ko || { echo "KPMC-BENCH-ERROR insmod failed"; exit 1; }
 
@@ -57,8 +72,8 @@ agg_records() {
 rep=1
 while [ $rep -le $REPS ]; do
 	# 1. Context switch: pipe ping-pong between two threads.
-	$BIN/pingpong $ROUNDS 0 | tag base 0 $rep
-	for n in 2 4 6; do
+	want pingpong && $BIN/pingpong $ROUNDS 0 | tag base 0 $rep
+	want pingpong && for n in 2 4 6; do
 		$BIN/pingpong $ROUNDS $n | tag perf $n $rep
 		under_kpmc $n -- $BIN/pingpong $ROUNDS 0
 		tag kpmc $n $rep <$OUT/prog.txt
@@ -67,7 +82,7 @@ while [ $rep -le $REPS ]; do
 	done
 
 	# 2. Fork+exit and thread create+join with monitoring inherited.
-	for kind in fork thread; do
+	want spawn && for kind in fork thread; do
 		$BIN/spawn $kind $SPAWNS 0 | tag base 0 $rep
 		$BIN/spawn $kind $SPAWNS 2 | tag perf 2 $rep
 		under_kpmc 2 -- $BIN/spawn $kind $SPAWNS 0
@@ -76,6 +91,7 @@ while [ $rep -le $REPS ]; do
 
 	# 3. Sampling a CPU-bound loop: time-based every 1 ms of on-CPU time.
 	# Each tool's sampling runs are compared with its own counting-only run.
+	want spin || { rep=$((rep + 1)); continue; }
 	$BIN/spin $SPIN none | tag base 0 $rep
 	$BIN/spin $SPIN perf-count | sed "s/^KPMC-BENCH spin /KPMC-BENCH spin_count /" | tag perf 1 $rep
 	under_kpmc 1 -- $BIN/spin $SPIN none
@@ -94,7 +110,7 @@ while [ $rep -le $REPS ]; do
 	# Event-based sampling on the cycle counter (exact interrupts under
 	# icount) at 4 periods down to kpmc's shortest; the shortest also gives
 	# the record rate the CLI keeps up with, and whether records were lost.
-	for p in 10000 100000 1000000 10000000; do
+	for p in $periods; do
 		$BIN/spin $SPIN perf-ebs $p | sed "s/^KPMC-BENCH spin /KPMC-BENCH spin_ebs /" |
 			tag perf 1 $rep
 		kpmc -A -c pmc0,ebs0=$p -o $OUT/trace.txt -- $BIN/spin 0 none >/dev/null 2>&1
@@ -109,6 +125,7 @@ while [ $rep -le $REPS ]; do
 
 	# 4. Self-read: perf's read() and mmap paths, libkpmc's read() and fast paths.
 	# perf's user-space read on arm64 needs perf_user_access (5.17 on; off by default).
+	want selfread || { rep=$((rep + 1)); continue; }
 	pua=""
 	if [ -w /proc/sys/kernel/perf_user_access ]; then
 		pua=$(cat /proc/sys/kernel/perf_user_access)

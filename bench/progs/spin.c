@@ -3,8 +3,12 @@
  * spin N MODE [ARG]: a CPU-bound loop of N iterations (2 instructions each),
  * optionally sampled by perf the way `perf record` samples:
  *   none            no perf (run it under kpmc -T to measure kpmc's TBS)
- *   perf-count      the perf-tbs group counting, no samples: what the
- *                   sampling modes are compared with
+ *   perf-count      the perf-tbs group counting, no samples and no consumer
+ *                   thread: what the sampling modes are compared with
+ *                   (kpmc's counting run has no reader wakeups either, so
+ *                   each tool's per-sample figure carries its consumer's
+ *                   wakeups; a perf-count consumer polling every 20 ms
+ *                   took perf's out of its figure and left kpmc's in)
  *   perf-tbs MS     every MS ms of task clock, a sample that reads a group
  *                   holding INST_RETIRED (user mode): perf's analogue of TBS
  *   perf-ebs PERIOD a sample every PERIOD user-mode CPU_CYCLES (raw 0x11: on
@@ -136,10 +140,6 @@ int main(int argc, char **argv)
 	mode = argv[2];
 	if (!strcmp(mode, "perf-count") && argc == 3) {
 		open_sampler(mode, 0);
-		if (pthread_create(&th, NULL, consumer, NULL)) {
-			fprintf(stderr, "spin: pthread_create failed\n");
-			return 1;
-		}
 	} else if (strcmp(mode, "none")) {
 		if ((strcmp(mode, "perf-tbs") && strcmp(mode, "perf-ebs")) || argc != 4) {
 			fprintf(stderr, "usage: spin N none|perf-count|perf-tbs MS|perf-ebs PERIOD\n");
@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 	if (leader >= 0)
 		ioctl(leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
 	t1 = bench_now_ns();
-	if (leader >= 0) {
+	if (leader >= 0 && strcmp(mode, "perf-count")) {
 		done = 1;
 		pthread_join(th, NULL);
 	}

@@ -187,9 +187,16 @@ static void test_claim_both_pmus(void **state)
 		assert_ptr_not_equal(am.pmu[cpu].start, perf_start);
 	}
 	arm_model_cpu(3);
+	/* Every flag kpmc's: perf's handler would find none, and is not called. */
 	am.cpu[3].ovs = 0x1;
 	assert_int_equal(am.pmu[1].handle_irq(&am.pmu[1]), IRQ_HANDLED);
 	assert_int_equal(overflows, 1);
+	assert_int_equal(am.perf_irqs, 0);
+	assert_int_equal(am.cpu[3].ovs, 0);
+	/* One of perf's too (event counter 2, pmc3): it goes on to perf's. */
+	am.cpu[3].ovs = 0x1 | 0x4;
+	assert_int_equal(am.pmu[1].handle_irq(&am.pmu[1]), IRQ_HANDLED);
+	assert_int_equal(overflows, 2);
 	assert_int_equal(am.perf_irqs, 1);
 	assert_int_equal(am.cpu[3].ovs, 0);
 
@@ -205,7 +212,7 @@ static void test_claim_both_pmus(void **state)
 	}
 	am.cpu[3].ovs = 0x1;
 	am.pmu[1].handle_irq(&am.pmu[1]);
-	assert_int_equal(overflows, 1);		/* perf's handler alone again */
+	assert_int_equal(overflows, 2);		/* perf's handler alone again */
 	assert_int_equal(am.perf_irqs, 2);
 }
 
