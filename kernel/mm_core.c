@@ -66,7 +66,7 @@ void kpmc_mm_sample(struct kpmc_sample *s, struct kpmc_thread *t)
 	 * the module still ran, so its per-thread baselines stay right.
 	 */
 	if (mm && mm->capable_only && t && !t->owner_capable) {
-		memset(s->virt, 0, sizeof(s->virt));
+		memset(s->virt, 0, KPMC_MAX_VIRT * sizeof(s->virt[0]));
 		s->virt_mask = 0;
 	}
 	rcu_read_unlock();

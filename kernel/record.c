@@ -17,28 +17,25 @@ void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 	struct kpmc_sample s;
 	unsigned int i;
 
-	memset(&s, 0, sizeof(s));
+	/*
+	 * The module reads the counts and writes its virtual counters in the
+	 * record itself: one memset of it per sample, no staging copy.
+	 */
+	memset(rec, 0, sizeof(*rec));
+	for (i = 0; i < hw->nr; i++)
+		rec->counts[hw->slot[i]] = acc[i];
 	s.pmu = &kpmc_pmu;
 	s.cfg = cfg;
-	if (t) {
-		s.task = t->task;
-		s.scratch = t->mm_scratch;
-	}
+	s.task = t ? t->task : NULL;
+	s.scratch = t ? t->mm_scratch : NULL;
+	s.counts = rec->counts;
 	s.counter_mask = hw->mask;
 	s.run_ns = run_ns;
 	s.last = kind == KPMC_REC_EXIT || kind == KPMC_REC_DETACH;
-	for (i = 0; i < hw->nr; i++)
-		s.counts[hw->slot[i]] = acc[i];
+	s.virt = rec->virt;
+	s.virt_mask = 0;
 	kpmc_mm_sample(&s, t);
 
-	/*
-	 * Per sample: zero only the header; counts and virt are copied whole
-	 * below (s was zeroed), and they fill the rest of the record.
-	 */
-	BUILD_BUG_ON(offsetof(struct kpmc_record, counts) + sizeof(rec->counts) !=
-		     offsetof(struct kpmc_record, virt));
-	BUILD_BUG_ON(offsetof(struct kpmc_record, virt) + sizeof(rec->virt) != sizeof(*rec));
-	memset(rec, 0, offsetof(struct kpmc_record, counts));
 	rec->version = KPMC_RECORD_VERSION;
 	rec->size = sizeof(*rec);
 	rec->kind = kind;
@@ -49,6 +46,4 @@ void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 		rec->uncounted_mask = kpmc_backend->uncounted(hw) & hw->mask;
 	rec->virt_mask = s.virt_mask;
 	rec->run_ns = s.run_ns;
-	memcpy(rec->counts, s.counts, sizeof(rec->counts));
-	memcpy(rec->virt, s.virt, sizeof(rec->virt));
 }

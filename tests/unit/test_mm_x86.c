@@ -51,14 +51,17 @@ static void sw(struct thr *out, struct thr *in)
 /* The thread's next record; returns its virt_mask. */
 static u32 sample(struct thr *t, bool last, u64 virt[KPMC_MAX_VIRT])
 {
+	static const u64 counts[KPMC_MAX_COUNTERS];
 	struct kpmc_sample s;
 
 	memset(&s, 0, sizeof(s));
+	memset(virt, 0, KPMC_MAX_VIRT * sizeof(virt[0]));
+	s.counts = counts;
+	s.virt = virt;
 	s.task = t->task;
 	s.scratch = t->scratch;
 	s.last = last;
 	mm->on_sample(&s);
-	memcpy(virt, s.virt, sizeof(s.virt));
 	return s.virt_mask;
 }
 

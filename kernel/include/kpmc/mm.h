@@ -22,13 +22,17 @@ struct kpmc_sample {
 	/* The thread the record is for, and the module's state for it; NULL for a CPU's record. */
 	struct task_struct *task;
 	u64 *scratch;
-	u64 counts[KPMC_MAX_COUNTERS];	/* deltas since the previous record, by pmc index */
+	/*
+	 * Deltas since the previous record, by pmc index (KPMC_MAX_COUNTERS):
+	 * the record's own array, so that nothing is copied per sample.
+	 */
+	const u64 *counts;
 	u32 counter_mask;
 	u64 run_ns;			/* on-CPU time the deltas cover */
 	/* The thread's last record (exit or detach): release what it holds. */
 	bool last;
-	/* Filled by the module: */
-	u64 virt[KPMC_MAX_VIRT];
+	/* Filled by the module (the record's array, zeroed; KPMC_MAX_VIRT): */
+	u64 *virt;
 	u32 virt_mask;
 };
 
