@@ -14,7 +14,12 @@ static struct workqueue_struct *kpmc_wq;
 
 int kpmc_defer_init(void)
 {
-	kpmc_wq = alloc_workqueue("kpmc", 0, 0);
+	/*
+	 * Nothing deferred needs the CPU that queued it, so the queue is
+	 * unbound; and 6.17+ warn when a queue names neither WQ_UNBOUND nor
+	 * WQ_PERCPU.
+	 */
+	kpmc_wq = alloc_workqueue("kpmc", WQ_UNBOUND, 0);
 	return kpmc_wq ? 0 : -ENOMEM;
 }
 
