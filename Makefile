@@ -22,6 +22,8 @@ CROSS_arm64 := aarch64-linux-gnu-
 CROSS_x86_64 :=
 # libkpmc as the guest programs link it (static, with libpfm4).
 LIBKPMC_SRCS := $(addprefix userland/,libkpmc/libkpmc.c libkpmc/attrib.c libkpmc/memsample.c eventspec.c pfm_events.c memaccess.c)
+# Call-stack tests (callchain): frame records in every function, calls kept calls.
+STACK_CFLAGS := -fno-omit-frame-pointer -fno-optimize-sibling-calls
 PROGS := fmtcheck loop runas perfhold wakeups ringloss mmapring spawnmany forktree yield sleepyield loopsleep ampmix perfcount spinsleep cpuhop forkstorm memobjects memcheck
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
@@ -41,7 +43,7 @@ module:
 	scripts/build-module.sh $(or $(ARCH),$(shell uname -m | sed 's/aarch64/arm64/')) $(BUILD)/custom $(KDIR)
 
 userland:
-	$(MAKE) -C userland OUT=$(BUILD)/host CC=gcc all top lib
+	$(MAKE) -C userland OUT=$(BUILD)/host CC=gcc all top lib flame
 	$(MAKE) -C userland OUT=$(BUILD)/arm64/bin CC="$(CROSS_arm64)gcc" \
 		LDFLAGS="-Wl,-rpath-link=/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu"
 	$(MAKE) -C userland OUT=$(BUILD)/x86_64/bin CC="gcc"
@@ -54,6 +56,8 @@ progs:
 			$$cc -static $(USER_CFLAGS) -Iinclude -g -o $(BUILD)/$$a/progs/$$p tests/progs/$$p.c -lpthread -lm || exit 1; \
 		done; \
 		$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/kpmc_fuzz tests/fuzz/kpmc_fuzz.c -lpthread || exit 1; \
+		$$cc -static $(USER_CFLAGS) $(STACK_CFLAGS) $$([ $$a = arm64 ] && echo -mno-omit-leaf-frame-pointer) \
+			-Iinclude -g -o $(BUILD)/$$a/progs/callchain tests/progs/callchain.c || exit 1; \
 		for p in regions fastpath libkpmc_more selffork memlib; do \
 			$$cc -static $(USER_CFLAGS) -Iinclude -Iuserland -Iuserland/libkpmc/include -o $(BUILD)/$$a/progs/$$p \
 				tests/progs/$$p.c $(LIBKPMC_SRCS) -lpfm -lpthread || exit 1; \

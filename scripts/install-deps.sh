@@ -8,7 +8,7 @@ pkgs=(make gcc bc flex bison libelf-dev cpio busybox-static
 	libcmocka-dev libpfm4-dev libncurses-dev linux-headers-amd64 linux-kbuild-6.1
 	libssl-dev xz-utils patch libpfm4-dev:arm64 python3 tmux pkgconf binutils
 	debhelper dh-dkms dpkg-dev fakeroot debootstrap dwarves device-tree-compiler
-	libdw-dev gnuplot-nox libhwloc-dev
+	libdw-dev gnuplot-nox libhwloc-dev libcairo2-dev
 	libdw-dev:arm64 libelf-dev:arm64 libhwloc-dev:arm64)
 
 missing=()

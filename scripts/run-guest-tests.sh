@@ -39,8 +39,9 @@ if [ -n "$bad$bad_dmesg" ]; then
 fi
 # Files a test handed out (lib.sh's artifact: "KPMC-ARTIFACT NAME: line"),
 # into WORKDIR/artifacts; heat maps (heat_*.dat, and libkpmc objects from a
-# Mitos CSV: heatcsv_*.csv) rendered as PNG next to them, kpmc mem's JSON reports (mem_*.json) checked: a rendering or a check
-# that fails is a failed test.
+# Mitos CSV: heatcsv_*.csv) rendered as PNG next to them, folded call stacks
+# (folded_*.txt) drawn as flame graphs (SVG), kpmc mem's JSON reports
+# (mem_*.json) checked: a rendering or a check that fails is a failed test.
 rm -rf "$work/artifacts"
 if grep -aq '^KPMC-ARTIFACT ' "$log"; then
 	mkdir -p "$work/artifacts"
@@ -70,6 +71,24 @@ if grep -aq '^KPMC-ARTIFACT ' "$log"; then
 			passed=$((passed + 1))
 		else
 			echo "$label: FAIL heatmap_rendered $(basename "$csv"): $(tail -n 2 "${csv%.csv}.err")"
+			extra=$((extra + 1))
+		fi
+	done
+	# Folded call stacks (folded_NAME.txt, kpmc report --folded): a flame graph
+	# each (flame_NAME.svg, kpmc-flame with cairo), which must parse as SVG and
+	# have a box for every frame in 1% of the samples or more.
+	flame=${KPMC_FLAME:-$top/build/host/kpmc-flame}
+	for fo in "$work"/artifacts/folded_*.txt; do
+		[ -e "$fo" ] || continue
+		why=""
+		name=$(basename "$fo" .txt)
+		svg=$work/artifacts/flame_${name#folded_}.svg
+		if "$flame" --title "$name ($label)" -o "$svg" "$fo" 2>"${svg%.svg}.err" &&
+			why=$(python3 "$top/tests/host/check_flame_svg.py" "$svg" "$fo" 2>&1); then
+			echo "$label: PASS flame_rendered $(basename "$svg"): $why"
+			passed=$((passed + 1))
+		else
+			echo "$label: FAIL flame_rendered $(basename "$svg"): ${why:-$(tail -n 2 "${svg%.svg}.err")}"
 			extra=$((extra + 1))
 		fi
 	done

@@ -92,7 +92,7 @@ if [ "${1:-}" = --in-chroot ]; then
 	hrc=$?
 	kpmc -I >>"$out/cli.txt" 2>&1
 	irc=$?
-	nf=$(ldd /usr/bin/kpmc /usr/bin/kpmc-top 2>&1 | grep -c 'not found')
+	nf=$(ldd /usr/bin/kpmc /usr/bin/kpmc-top /usr/bin/kpmc-flame 2>&1 | grep -c 'not found')
 	if [ $hrc -eq 0 ] && grep -qi usage "$out/cli.txt" && [ $irc -ne 0 ] && [ $irc -lt 128 ] &&
 		[ "$nf" -eq 0 ] && [ -f /usr/share/man/man1/kpmc.1.gz ]; then
 		res PASS cli "kpmc -h; kpmc -I without the module: rc $irc, $(grep -v -i usage "$out/cli.txt" | tail -n 1)"

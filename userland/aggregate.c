@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "aggregate.h"
 #include "record_format.h"
+#include "textput.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -76,21 +77,6 @@ void kpmc_totals_free(struct kpmc_totals *t)
 {
 	free(t->threads);
 	memset(t, 0, sizeof(*t));
-}
-
-static void put(char *out, size_t len, size_t *used, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void put(char *out, size_t len, size_t *used, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(out + (*used < len ? *used : len), *used < len ? len - *used : 0, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*used += (size_t)n;
 }
 
 /* " pmcN ..." header cells of the counters in mask, and the line's end. */

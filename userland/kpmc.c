@@ -6,6 +6,7 @@
  *   kpmc -c CONFIG [-T SECS] [-o FILE] [-A] -- PROG ARGS...
  *   kpmc -c CONFIG [-T SECS] [-o FILE] [-A] -p TID
  *   kpmc -I
+ *   kpmc report [--folded] TRACE
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +29,8 @@
 #include "record_format.h"
 #include "memreport.h"
 #include "ringmap.h"
+#include "stackrec.h"
+#include "stackreport.h"
 
 #define PROC_DIR "/proc/kpmc"
 #define READ_BATCH 64
@@ -52,6 +55,7 @@ static void usage(FILE *f)
 		"       kpmc mem [-e PERIOD] [-n TOP] [-c CONFIG] [-o FILE] [--csv|--json] [-w FILE]\n"
 		"                [--heatmap NAME:ROWSxCOLS:FILE] -- PROG [ARGS...]\n"
 		"       kpmc -L [TEXT] | -I\n"
+		"       kpmc report [--folded] [--symfs DIR] [--kallsyms FILE] [-n ROWS] [-o FILE] TRACE\n"
 		"  -c CONFIG  event names: instr,cycles:u,llc_misses:ebs=100000 (PMCTrack's\n"
 		"             mnemonics, or any libpfm4 event of this PMU: INST_RETIRED:k),\n"
 		"             or PMCTrack's raw syntax: pmc0,pmc1=0x8,usr1=1,os1=0\n"
@@ -93,7 +97,13 @@ static void usage(FILE *f)
 		"  -c CONFIG  sample on this raw configuration instead (mem=1 is added)\n"
 		"  --heatmap NAME:ROWSxCOLS:FILE  samples per element of data symbol NAME\n"
 		"             as a ROWS x COLS array: a gnuplot matrix in FILE\n"
-		"             (scripts/heatmap.sh renders it)\n");
+		"             (scripts/heatmap.sh renders it)\n"
+		"kpmc report: the call stacks of a text trace recorded with fmt=callstack\n"
+		"  (kpmc -o TRACE -c ...,ebsN=P,fmt=callstack -- PROG) by function: samples\n"
+		"  in it (self) and in it or its callees (total)\n"
+		"  --folded   folded stacks for flame graphs (kpmc-flame draws them as SVG)\n"
+		"  --symfs DIR  look for the binaries under DIR first (by build-id, path, name)\n"
+		"  --kallsyms FILE  kernel symbols from FILE besides the trace's ksym lines\n");
 }
 
 static int module_loaded(void)
@@ -250,6 +260,7 @@ struct trace {
 	uint32_t virt_wanted;		/* virtual counters to show (-V), all by default */
 	pid_t detach_tid;		/* a DETACH record for this thread has come */
 	struct kpmc_memrep *memrep;	/* kpmc mem: the memory samples, for its report */
+	struct kpmc_stackrec *stacks;	/* sampling formats' parts: stack lines (stackrec.c) */
 	int detached;
 	int bad;
 };
@@ -277,6 +288,15 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 			rec->tid);
 	if (t->raw && fwrite(rec, sizeof(*rec), 1, t->raw) != 1 && !t->bad++)
 		fprintf(stderr, "kpmc: writing the raw records failed\n");
+	/* A sampling format's parts: no row, a stack line after its sample (text trace). */
+	if (t->stacks) {
+		int part = kpmc_stackrec_record(t->stacks, rec);
+
+		if (part < 0 && !t->bad++)
+			fprintf(stderr, "kpmc: out of memory keeping call stacks\n");
+		if (part)
+			return;
+	}
 	/*
 	 * Memory samples: a line of their own in the text trace; -w keeps
 	 * them; the totals, CSV and JSON columns are counts and skip them.
@@ -388,6 +408,11 @@ static int thread_alive(pid_t tid)
 /* After the last record: totals (-A), the JSON summary, the loss report. */
 static void trace_finish(struct trace *t, int system_wide)
 {
+	if (t->stacks) {
+		kpmc_stackrec_finish(t->stacks);
+		kpmc_stackrec_free(t->stacks);
+		t->stacks = NULL;
+	}
 	if (t->format == OUT_JSON) {
 		size_t need = kpmc_totals_format_json(&t->totals, t->cols.nsets, t->lost, NULL, 0) + 1;
 		char *buf = malloc(need);
@@ -519,6 +544,12 @@ static int replay_records(struct trace *t, const char *file, const char *outfile
 		return 1;
 	}
 	t->virt_wanted = ~0u;
+	t->stacks = kpmc_stackrec_new(t->format == OUT_TABLE && !t->aggregate ? t->out : NULL, 0);
+	if (!t->stacks) {
+		fprintf(stderr, "kpmc: out of memory\n");
+		fclose(in);
+		return 1;
+	}
 	while (fread(&rec, sizeof(rec), 1, in) == 1) {
 		/* The columns: every counter and set the records name. */
 		t->cols.counter_mask |= rec.counter_mask;
@@ -573,6 +604,8 @@ int main(int argc, char **argv)
 	struct { char name[64], file[256]; unsigned int rows, cols; } heat[4];
 	unsigned int nheat = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return kpmc_report_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "mem")) {
 		mem_mode = 1;
 		argv[1] = argv[0];
@@ -879,6 +912,19 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/*
+	 * Sampling formats' parts become stack lines of the text trace; with
+	 * fmt=callstack the kernel symbols and the programs' mappings that
+	 * symbolize them later go in too (stackrec.c).
+	 */
+	int stacks_live = !system_wide && strstr(normalized, "fmt=callstack") != NULL;
+	int stopped_at_exec = 0;
+
+	t.stacks = kpmc_stackrec_new(t.format == OUT_TABLE && !t.aggregate ? t.out : NULL, stacks_live);
+	if (!t.stacks) {
+		fprintf(stderr, "kpmc: out of memory\n");
+		return 1;
+	}
 
 	if (attach) {
 		char req[64];
@@ -903,8 +949,8 @@ int main(int argc, char **argv)
 			close(gate[1]);
 			if (read(gate[0], &c, 1) != 1)
 				_exit(126);	/* the parent gave up */
-			/* kpmc mem: stop after the exec, for the parent to read the map. */
-			if (t.memrep && ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			/* kpmc mem, fmt=callstack: stop after the exec, for the parent to read the map. */
+			if ((t.memrep || stacks_live) && ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 				_exit(126);
 			execvp(argv[optind], argv + optind);
 			fprintf(stderr, "kpmc: cannot run %s: %s\n", argv[optind], strerror(errno));
@@ -933,14 +979,16 @@ int main(int argc, char **argv)
 		/*
 		 * kpmc mem: the program's map (load address) before it runs a
 		 * single instruction; a short program may be gone by the first
-		 * drain. It stops at its exec (traced), and goes on untraced.
+		 * drain. It stops at its exec (traced), and goes on untraced
+		 * once the trace has its mappings too (fmt=callstack).
 		 */
-		if (t.memrep) {
+		if (t.memrep || stacks_live) {
 			int st;
 
 			if (waitpid(child, &st, 0) == child && WIFSTOPPED(st)) {
-				kpmc_memrep_snapshot(t.memrep, child);
-				ptrace(PTRACE_DETACH, child, NULL, NULL);
+				if (t.memrep)
+					kpmc_memrep_snapshot(t.memrep, child);
+				stopped_at_exec = 1;
 			} else {
 				status = st;
 				child_reaped = 1;
@@ -951,6 +999,11 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_sigint);
 	fputs(mappings, t.out);
 	fputs("[Event counts]\n", t.out);
+	if (stopped_at_exec) {
+		kpmc_stackrec_watch(t.stacks, child);
+		kpmc_stackrec_read_maps(t.stacks);
+		ptrace(PTRACE_DETACH, child, NULL, NULL);
+	}
 	fcntl(mon, F_SETFL, O_NONBLOCK);
 	for (;;) {
 		struct pollfd p = { .fd = mon, .events = POLLIN };
@@ -966,6 +1019,8 @@ int main(int argc, char **argv)
 		/* kpmc mem: the program's map while it runs (load address, heap, stack). */
 		if (t.memrep && child > 0)
 			kpmc_memrep_snapshot(t.memrep, child);
+		/* fmt=callstack: mappings made since the last drain (missed: those already gone). */
+		kpmc_stackrec_read_maps(t.stacks);
 		if (attach) {
 			done = interrupted || !thread_alive(attach);
 		} else {

@@ -6,16 +6,15 @@
  * and the data view (which data: the executable's data symbols, then the
  * heap, the stack or the mapping an address is in). Symbols and lines come
  * from the executable through elfutils libdwfl, at the load address the
- * run's memory map gave; samples whose access was not found or whose
+ * run's memory map gave (elfsyms.c); samples whose access was not found or whose
  * address was lost are counted apart.
  */
 #define _GNU_SOURCE
 #include "memreport.h"
+#include "elfsyms.h"
 #include "memaccess.h"
 #include "memtopo.h"
 
-#include <elfutils/libdwfl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
@@ -37,8 +36,9 @@ struct kpmc_memrep {
 	struct map maps[MAX_MAPS];
 	unsigned int nmaps;
 	uint64_t exe_base;		/* where the executable's offset 0 is mapped */
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
+	struct kpmc_elf *elf;		/* the executable's symbols, once opened */
+	int opened;
+	uint64_t bias;			/* run-time address - link-time address */
 };
 
 struct kpmc_memrep *kpmc_memrep_new(void)
@@ -50,8 +50,7 @@ void kpmc_memrep_free(struct kpmc_memrep *m)
 {
 	if (!m)
 		return;
-	if (m->dwfl)
-		dwfl_end(m->dwfl);
+	kpmc_elf_close(m->elf);
 	free(m->recs);
 	free(m);
 }
@@ -122,80 +121,47 @@ int kpmc_memrep_snapshot(struct kpmc_memrep *m, pid_t pid)
 	return 1;
 }
 
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
-/* The executable in libdwfl, where the run had it (a PIE: at its load address). */
+/* The executable's symbols, where the run had it (a PIE: at its load address). */
 static void open_exe(struct kpmc_memrep *m)
 {
-	GElf_Addr bias = 0;
-	Elf *elf;
+	uint64_t vaddr0 = 0;
+	char why[256];
 
-	if (!m->exe[0])
+	if (m->opened || !m->exe[0])
 		return;
-	m->dwfl = dwfl_begin(&offline_callbacks);
-	if (!m->dwfl)
-		return;
-	m->mod = dwfl_report_elf(m->dwfl, "exe", m->exe, -1, 0, false);
-	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (!m->mod)
-		return;
-	elf = dwfl_module_getelf(m->mod, &bias);
-	if (elf) {
-		GElf_Ehdr eh;
-
-		/* A PIE's symbols are relative to its load address. */
-		if (gelf_getehdr(elf, &eh) && eh.e_type == ET_DYN && m->exe_base) {
-			dwfl_end(m->dwfl);
-			m->dwfl = dwfl_begin(&offline_callbacks);
-			m->mod = m->dwfl ? dwfl_report_elf(m->dwfl, "exe", m->exe, -1, m->exe_base, false) :
-				 NULL;
-			if (m->dwfl)
-				dwfl_report_end(m->dwfl, NULL, NULL);
-		}
+	m->opened = 1;
+	m->elf = kpmc_elf_open(m->exe, why, sizeof(why));
+	/* A PIE's run-time addresses are its link-time ones plus where its offset 0 went. */
+	if (m->elf && kpmc_elf_relocatable(m->elf) && m->exe_base) {
+		if (kpmc_elf_offset_vaddr(m->elf, 0, &vaddr0))
+			vaddr0 = 0;
+		m->bias = m->exe_base - vaddr0;
 	}
 }
 
 /* "function+0xoff" of an instruction address, or NULL. */
-static const char *code_symbol(struct kpmc_memrep *m, uint64_t ip, GElf_Off *off)
+static const char *code_symbol(struct kpmc_memrep *m, uint64_t ip, uint64_t *off)
 {
-	GElf_Sym sym;
-
-	return m->mod ? dwfl_module_addrinfo(m->mod, ip, off, &sym, NULL, NULL, NULL) : NULL;
+	return m->elf ? kpmc_elf_function(m->elf, ip - m->bias, off) : NULL;
 }
 
 static const char *source_line(struct kpmc_memrep *m, uint64_t ip, int *line)
 {
-	Dwfl_Line *l = m->mod ? dwfl_module_getsrc(m->mod, ip) : NULL;
-	const char *src;
-
-	if (!l)
-		return NULL;
-	src = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
-	if (src && strrchr(src, '/'))
-		src = strrchr(src, '/') + 1;
-	return src;
+	return m->elf ? kpmc_elf_source(m->elf, ip - m->bias, line) : NULL;
 }
 
 /* The data object addr is in: a data symbol of the executable, else its mapping. */
 static void data_object(struct kpmc_memrep *m, uint64_t addr, char *out, size_t len,
 			uint64_t *size)
 {
-	GElf_Sym sym;
-	GElf_Off off;
-	const char *name = m->mod ? dwfl_module_addrinfo(m->mod, addr, &off, &sym, NULL, NULL, NULL) :
-			   NULL;
+	const char *name = m->elf ? kpmc_elf_data_object(m->elf, addr - m->bias, size) : NULL;
 	unsigned int i;
 
-	*size = 0;
-	if (name && (GELF_ST_TYPE(sym.st_info) == STT_OBJECT || GELF_ST_TYPE(sym.st_info) == STT_TLS) &&
-	    off < sym.st_size) {
+	if (name) {
 		snprintf(out, len, "%s", name);
-		*size = sym.st_size;
 		return;
 	}
+	*size = 0;
 	for (i = 0; i < m->nmaps; i++) {
 		if (addr >= m->maps[i].start && addr < m->maps[i].end) {
 			const char *n = m->maps[i].name;
@@ -438,7 +404,7 @@ static void print_text(struct kpmc_memrep *m, struct views *v, FILE *out, unsign
 	fputc('\n', out);
 	for (i = 0; i < v->n_ins && i < top; i++) {
 		const struct row *r = &v->ins[i];
-		GElf_Off off = 0;
+		uint64_t off = 0;
 		const char *fn = code_symbol(m, r->ip, &off), *src;
 		char where[96], line_s[96];
 		int line = 0;
@@ -554,7 +520,7 @@ static void print_json(struct kpmc_memrep *m, struct views *v, FILE *out, unsign
 		v->none, v->kernel);
 	for (i = 0; i < v->n_ins && i < top; i++) {
 		const struct row *r = &v->ins[i];
-		GElf_Off off = 0;
+		uint64_t off = 0;
 		const char *fn = code_symbol(m, r->ip, &off), *src;
 		int line = 0;
 
@@ -632,20 +598,10 @@ void kpmc_memrep_print(struct kpmc_memrep *m, FILE *out, unsigned int top, enum 
 /* The data symbol called name: its address (at the run's load address) and size. */
 static int find_data_symbol(struct kpmc_memrep *m, const char *name, uint64_t *addr, uint64_t *size)
 {
-	int i, n = m->mod ? dwfl_module_getsymtab(m->mod) : -1;
-
-	for (i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr value;
-		const char *s = dwfl_module_getsym_info(m->mod, i, &sym, &value, NULL, NULL, NULL);
-
-		if (s && !strcmp(s, name) && GELF_ST_TYPE(sym.st_info) == STT_OBJECT) {
-			*addr = value;
-			*size = sym.st_size;
-			return 0;
-		}
-	}
-	return -1;
+	if (!m->elf || kpmc_elf_find_object(m->elf, name, addr, size))
+		return -1;
+	*addr += m->bias;
+	return 0;
 }
 
 int kpmc_memrep_heatmap(struct kpmc_memrep *m, const char *name, unsigned int rows,
@@ -656,8 +612,7 @@ int kpmc_memrep_heatmap(struct kpmc_memrep *m, const char *name, unsigned int ro
 	size_t i;
 	FILE *f;
 
-	if (!m->dwfl)
-		open_exe(m);
+	open_exe(m);
 	if (find_data_symbol(m, name, &base, &size)) {
 		snprintf(why, len, "no data symbol '%s' in %s", name, m->exe[0] ? m->exe : "the program");
 		return -1;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "record_format.h"
 #include "memaccess.h"
+#include "textput.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -48,22 +49,6 @@ const char *kpmc_record_kind_name(unsigned int kind, char *buf, size_t len)
 	}
 	snprintf(buf, len, "k%u", kind);
 	return buf;
-}
-
-/* Append with snprintf semantics; keeps a running length even when truncated. */
-static void put(char *out, size_t len, size_t *used, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void put(char *out, size_t len, size_t *used, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(out + (*used < len ? *used : len), *used < len ? len - *used : 0, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*used += (size_t)n;
 }
 
 /* The counter then virtual-counter cells of a row: aligned, or CSV. */

@@ -35,6 +35,9 @@ int kpmc_top_add(struct kpmc_top *t, const struct kpmc_record *rec)
 		t->lost += rec->lost;
 		return 0;
 	}
+	/* What sampling formats add to a sample (mem=1, fmt=): no counts, not a record of its own. */
+	if (rec->kind == KPMC_REC_MEM || rec->kind == KPMC_REC_STACK || rec->kind == KPMC_REC_FORMAT)
+		return 0;
 	/* System-wide records are per CPU: a row per CPU. */
 	r = KPMC_REC_IS_CPU(rec->kind) ? row_of(t, 0, rec->cpu) : row_of(t, rec->pid, rec->tid);
 	if (!r)

@@ -2,7 +2,7 @@
 # Host tests of the CLI's output forms: a generated record stream, formatted
 # by kpmc -R as table, CSV and JSON, checked by check_outputs.py; kpmc-top
 # showing the same stream in tmux; the man pages against the usage texts;
-# libkpmc's exports and links.
+# libkpmc's exports and links; call stacks (stacks.sh).
 #   tests/host/run.sh KPMC OUTDIR  -> OUTDIR/result "PASSED FAILED"
 set -uo pipefail
 kpmc=${1:?usage: run.sh KPMC OUTDIR}
@@ -38,6 +38,12 @@ else
 fi
 # libkpmc's exports, soname and pkg-config links.
 if "$top/tests/host/libkpmc_lib.sh" "$(dirname "$kpmc")" "$out"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+fi
+# Call stacks without a kernel: reassembly, kpmc report, kpmc-flame.
+if "$top/tests/host/stacks.sh" "$kpmc" "$out/stacks"; then
 	passed=$((passed + 1))
 else
 	failed=$((failed + 1))
