@@ -21,16 +21,17 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2
 CROSS_arm64 := aarch64-linux-gnu-
 CROSS_x86_64 :=
 # libkpmc as the guest programs link it (static, with libpfm4).
-LIBKPMC_SRCS := $(addprefix userland/,libkpmc/libkpmc.c libkpmc/attrib.c libkpmc/memsample.c eventspec.c pfm_events.c memaccess.c)
+LIBKPMC_SRCS := $(addprefix userland/,libkpmc/libkpmc.c libkpmc/attrib.c libkpmc/memsample.c libkpmc/foldtrace_write.c libkpmc/regionmetric.c eventspec.c pfm_events.c memaccess.c \
+	metricexpr.c)
 # Call-stack tests (callchain): frame records in every function, calls kept calls.
 STACK_CFLAGS := -fno-omit-frame-pointer -fno-optimize-sibling-calls
 PROGS := fmtcheck loop runas perfhold wakeups ringloss mmapring spawnmany forktree yield sleepyield loopsleep ampmix perfcount spinsleep cpuhop forkstorm memobjects memcheck
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
 	test demo module clean bench bench-smoke guest-arm64-smp guest-x86_64-patched host-tests \
-	guest-arm64-patched guest-arm64-patched-smp
+	guest-arm64-patched guest-arm64-patched-smp pmda
 
-all: modules userland progs
+all: modules userland progs pmda
 
 deps:
 	scripts/install-deps.sh
@@ -43,10 +44,15 @@ module:
 	scripts/build-module.sh $(or $(ARCH),$(shell uname -m | sed 's/aarch64/arm64/')) $(BUILD)/custom $(KDIR)
 
 userland:
-	$(MAKE) -C userland OUT=$(BUILD)/host CC=gcc all top lib flame
+	$(MAKE) -C userland OUT=$(BUILD)/host CC=gcc all top lib flame fold
 	$(MAKE) -C userland OUT=$(BUILD)/arm64/bin CC="$(CROSS_arm64)gcc" \
 		LDFLAGS="-Wl,-rpath-link=/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu"
 	$(MAKE) -C userland OUT=$(BUILD)/x86_64/bin CC="gcc"
+
+# pmdakpmc, the PCP agent (x86_64 host only: Debian's libpcp3 is not
+# Multi-Arch: same, so libpcp-pmda3-dev:arm64 cannot sit beside pcp).
+pmda:
+	$(MAKE) -C pmda OUT=$(BUILD)/host
 
 progs:
 	@for a in $(GUEST_ARCHES); do \
@@ -58,7 +64,7 @@ progs:
 		$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/kpmc_fuzz tests/fuzz/kpmc_fuzz.c -lpthread || exit 1; \
 		$$cc -static $(USER_CFLAGS) $(STACK_CFLAGS) $$([ $$a = arm64 ] && echo -mno-omit-leaf-frame-pointer) \
 			-Iinclude -g -o $(BUILD)/$$a/progs/callchain tests/progs/callchain.c || exit 1; \
-		for p in regions fastpath libkpmc_more selffork memlib; do \
+		for p in regions fastpath libkpmc_more selffork memlib twophase regionmetric; do \
 			$$cc -static $(USER_CFLAGS) -Iinclude -Iuserland -Iuserland/libkpmc/include -o $(BUILD)/$$a/progs/$$p \
 				tests/progs/$$p.c $(LIBKPMC_SRCS) -lpfm -lpthread || exit 1; \
 		done; \
@@ -71,6 +77,7 @@ stage: all
 		cp $(BUILD)/$$a/kpmc.ko $(BUILD)/$$a/kpmc_fmt_example.ko $$r/; cp $(BUILD)/$$a/bin/kpmc $$r/bin/; \
 		scripts/guest-libs.sh $$a $$r $$r/bin/kpmc || exit 1; \
 		cp $(BUILD)/$$a/progs/* $$r/tests/bin/; cp tests/guest/*.sh $$r/tests/guest/; \
+		mkdir -p $$r/usr/share/kpmc; cp -r share/kpmc/groups share/kpmc/models $$r/usr/share/kpmc/; \
 	done
 
 unit:
@@ -155,6 +162,19 @@ bench-smoke: stage
 		tail -n 30 $(BUILD)/bench/smoke.out; echo "bench-smoke: FAIL"; echo "0 1" >$(BUILD)/bench/result; \
 	fi
 
+# pmdakpmc on two x86_64 guests (Debian root with PCP, cached by
+# scripts/pcp-root.sh), scraped by Prometheus on the host, with pmlogger and
+# the kpmc CLI in the guests (tests/pmda/two-nodes.sh): build/pmda/result.
+.PHONY: pmda-two-nodes
+pmda-two-nodes: stage
+	@mkdir -p $(BUILD)/pmda
+	@if KPMC_MODULE=$(BUILD)/x86_64/kpmc.ko tests/pmda/two-nodes.sh $(BUILD)/pmda/work \
+			>$(BUILD)/pmda/two-nodes.out 2>&1; then \
+		cat $(BUILD)/pmda/two-nodes.out; echo "1 0" >$(BUILD)/pmda/result; \
+	else \
+		cat $(BUILD)/pmda/two-nodes.out; echo "0 1" >$(BUILD)/pmda/result; \
+	fi
+
 # Debian's stock kernels besides 6.1, each with kpmc.ko built against its
 # own headers by its own compiler (scripts/fetch-kernel.sh: 5.10 bullseye,
 # 6.12 and 6.12-rt bookworm-backports, 7 = the newest 7.x of
@@ -189,14 +209,14 @@ patched-arm64-6.12-rt-both: stage
 # would not fit make test's cold budget on 2 cores.
 GUEST_STAGES := patched-arm64-6.12-rt-both test-packages patched-x86_64-6.12-both \
 	$(addprefix tier-arm64-,$(KERNEL_TIERS_arm64)) guest-arm64 guest-arm64-smp tier-smp-arm64-6.12 \
-	guest-x86_64 $(addprefix tier-x86_64-,$(KERNEL_TIERS_x86_64)) fuzz-smoke bench-smoke
+	guest-x86_64 $(addprefix tier-x86_64-,$(KERNEL_TIERS_x86_64)) pmda-two-nodes fuzz-smoke bench-smoke
 GUEST_RESULTS := $(BUILD)/arm64/run/result $(BUILD)/arm64/run-smp/result $(BUILD)/x86_64/run/result \
 	$(BUILD)/arm64-patched-6.12-rt/run/result $(BUILD)/arm64-patched-6.12-rt/run-smp/result \
 	$(BUILD)/x86_64-patched-6.12/run/result \
 	$(foreach a,arm64 x86_64,$(foreach t,$(KERNEL_TIERS_$(a)),$(BUILD)/tiers/$(a)-$(t)/run/result)) \
 	$(BUILD)/tiers/arm64-6.12-smp/run/result \
 	$(BUILD)/packages/result $(BUILD)/arm64/run-fuzz/result $(BUILD)/x86_64-patched-6.12/run-fuzz/result \
-	$(BUILD)/bench/result
+	$(BUILD)/bench/result $(BUILD)/pmda/result
 
 # The scheduler patch's 6.1 series on its debug kernels (x86_64; arm64 with
 # 1 and 2 CPUs), two at a time.

@@ -8,8 +8,9 @@ pkgs=(make gcc bc flex bison libelf-dev cpio busybox-static
 	libcmocka-dev libpfm4-dev libncurses-dev linux-headers-amd64 linux-kbuild-6.1
 	libssl-dev xz-utils patch libpfm4-dev:arm64 python3 tmux pkgconf binutils
 	debhelper dh-dkms dpkg-dev fakeroot debootstrap dwarves device-tree-compiler
-	libdw-dev gnuplot-nox libhwloc-dev libcairo2-dev
-	libdw-dev:arm64 libelf-dev:arm64 libhwloc-dev:arm64)
+	libdw-dev gnuplot-nox libhwloc-dev libcairo2-dev libgsl-dev
+	libdw-dev:arm64 libelf-dev:arm64 libhwloc-dev:arm64
+	libpcp-pmda3-dev libpcp3-dev prometheus jq curl)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -28,4 +29,19 @@ fi
 [ $arm64_enabled -eq 1 ] || dpkg --add-architecture arm64
 echo "install-deps: installing ${missing[*]}" >&2
 apt-get update -q >&2
+# No service starts while installing (policy-rc.d answers 101 "not allowed"
+# to invoke-rc.d and deb-systemd-invoke): prometheus's postinst would start
+# a daemon, and the two-node test runs /usr/bin/prometheus itself, with its
+# own configuration, only while it runs. A policy-rc.d already there stays.
+own_policy=0
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+	chmod 755 /usr/sbin/policy-rc.d
+	own_policy=1
+fi
+trap '[ $own_policy -eq 0 ] || rm -f /usr/sbin/policy-rc.d' EXIT
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+# Nor at the next boot: the service was enabled by the package, not wanted here.
+if [[ " ${missing[*]} " == *" prometheus "* ]] && [ -d /run/systemd/system ]; then
+	systemctl disable --now prometheus.service >&2 || true
+fi

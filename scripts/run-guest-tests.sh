@@ -103,6 +103,28 @@ if grep -aq '^KPMC-ARTIFACT ' "$log"; then
 			extra=$((extra + 1))
 		fi
 	done
+	# Fold traces of one program sampled coarse and fine
+	# (foldtrace_NAME_coarse.txt, foldtrace_NAME_fine.txt): kpmc fold's
+	# criteria (tests/host/check_fold.sh), a verdict each; its plots and
+	# CSVs next to them (fold_NAME_{coarse,fine}.*).
+	for co in "$work"/artifacts/foldtrace_*_coarse.txt; do
+		[ -e "$co" ] || continue
+		name=$(basename "$co" _coarse.txt)
+		name=${name#foldtrace_}
+		res=$("$top/tests/host/check_fold.sh" "$co" "${co%_coarse.txt}_fine.txt" \
+			"$work/artifacts/fold_$name" 2>&1)
+		np=$(printf '%s\n' "$res" | grep -c '^PASS ')
+		nf=$(printf '%s\n' "$res" | grep -c '^FAIL ')
+		printf '%s\n' "$res" | grep -E '^(PASS|FAIL) ' | while IFS= read -r l; do
+			echo "$label: ${l%%:*} ($name):${l#*:}"
+		done
+		if [ "$np" -eq 0 ] && [ "$nf" -eq 0 ]; then
+			echo "$label: FAIL fold_check ($name): no verdict: $(printf '%s\n' "$res" | tail -n 2 | tr '\n' ' ')"
+			nf=1
+		fi
+		passed=$((passed + np))
+		extra=$((extra + nf))
+	done
 fi
 if [ $((passed + failed)) -eq 0 ]; then
 	echo "$label: FAIL guest: no test ran"

@@ -28,6 +28,8 @@
 #include "options.h"
 #include "record_format.h"
 #include "memreport.h"
+#include "metricbind.h"
+#include "plotcmd.h"
 #include "ringmap.h"
 #include "stackrec.h"
 #include "stackreport.h"
@@ -55,7 +57,9 @@ static void usage(FILE *f)
 		"       kpmc mem [-e PERIOD] [-n TOP] [-c CONFIG] [-o FILE] [--csv|--json] [-w FILE]\n"
 		"                [--heatmap NAME:ROWSxCOLS:FILE] -- PROG [ARGS...]\n"
 		"       kpmc -L [TEXT] | -I\n"
+		"       kpmc plot [-m NAME=EXPR]... [-o OUT.svg] [-d DATA] TRACE\n"
 		"       kpmc report [--folded] [--symfs DIR] [--kallsyms FILE] [-n ROWS] [-o FILE] TRACE\n"
+		"       kpmc fold [OPTIONS] TRACE   (kpmc fold -h: folded rates of a libkpmc fold trace)\n"
 		"  -c CONFIG  event names: instr,cycles:u,llc_misses:ebs=100000 (PMCTrack's\n"
 		"             mnemonics, or any libpfm4 event of this PMU: INST_RETIRED:k),\n"
 		"             or PMCTrack's raw syntax: pmc0,pmc1=0x8,usr1=1,os1=0\n"
@@ -69,6 +73,12 @@ static void usage(FILE *f)
 		"  --no-mmap  take records with read() instead of from the mapped ring\n"
 		"  -o FILE    write the trace to FILE\n"
 		"  -A         print only per-thread totals at the end\n"
+		"  -m NAME=EXPR  a metric over each thread's totals, printed at the end\n"
+		"             (repeatable): event names as -c takes them, pmcN, time\n"
+		"             (seconds), numbers, + - * / ( ), min max abs; x/0 is nan.\n"
+		"             Without -c its events are counted: -m 'ipc=INST_RETIRED/CPU_CYCLES'\n"
+		"  -g GROUP   a metric group file: GROUP.txt of this PMU's directory in\n"
+		"             $KPMC_SHARE/groups (default /usr/share/kpmc), PMU/GROUP, or PATH.txt\n"
 		"  -p TID     attach to a running thread (and the threads it creates)\n"
 		"  -S         system-wide: count everything on the CPUs while PROG runs\n"
 		"             (CAP_PERFMON or CAP_SYS_ADMIN); one record per CPU and period\n"
@@ -104,6 +114,13 @@ static void usage(FILE *f)
 		"  --folded   folded stacks for flame graphs (kpmc-flame draws them as SVG)\n"
 		"  --symfs DIR  look for the binaries under DIR first (by build-id, path, name)\n"
 		"  --kallsyms FILE  kernel symbols from FILE besides the trace's ksym lines\n");
+}
+
+static int module_present(void)
+{
+	struct stat st;
+
+	return stat(PROC_DIR, &st) == 0;
 }
 
 static int module_loaded(void)
@@ -261,6 +278,8 @@ struct trace {
 	pid_t detach_tid;		/* a DETACH record for this thread has come */
 	struct kpmc_memrep *memrep;	/* kpmc mem: the memory samples, for its report */
 	struct kpmc_stackrec *stacks;	/* sampling formats' parts: stack lines (stackrec.c) */
+	const struct kpmc_mbind *metrics;	/* -m, -g: their totals and values at the end */
+	struct kpmc_totals mtotals;
 	int detached;
 	int bad;
 };
@@ -312,6 +331,8 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 	}
 	if (!t->header_done)
 		t->cols.virt_mask = rec->virt_mask & t->virt_wanted;
+	if (t->metrics && rec->kind != KPMC_REC_LOST && kpmc_totals_add(&t->mtotals, rec))
+		fprintf(stderr, "kpmc: out of memory aggregating\n");
 	/* JSON ends with a summary: every record counts towards it. */
 	if (t->format == OUT_JSON && !t->aggregate && rec->kind != KPMC_REC_LOST &&
 	    kpmc_totals_add(&t->totals, rec))
@@ -511,6 +532,10 @@ static void trace_finish(struct trace *t, int system_wide)
 		}
 		kpmc_totals_free(&t->totals);
 	}
+	if (t->metrics) {
+		kpmc_mbind_print(t->metrics, &t->mtotals, t->cols.nsets, t->out);
+		kpmc_totals_free(&t->mtotals);
+	}
 	if (t->out != stdout)
 		fclose(t->out);
 	if (t->lost)
@@ -569,6 +594,30 @@ static int replay_records(struct trace *t, const char *file, const char *outfile
 	return t->bad ? 1 : 0;
 }
 
+/*
+ * kpmc fold is the program kpmc-fold (GSL and gnuplot, host only): the one
+ * next to this kpmc, else the one on PATH, with argv[0] "fold". Returns only
+ * if neither runs.
+ */
+static int run_fold(char **argv)
+{
+	char self[4096], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - sizeof("kpmc-fold"));
+
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			strcpy(slash + 1, "kpmc-fold");
+			execv(self, argv);
+		}
+	}
+	execvp("kpmc-fold", argv);
+	fprintf(stderr, "kpmc: fold: cannot run kpmc-fold (%s); it is built for the host "
+		"(make -C userland fold), with GSL\n", strerror(errno));
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *configs[KPMC_MAX_SETS], *outfile = NULL;
@@ -603,16 +652,25 @@ int main(int argc, char **argv)
 	char mem_cfg[KPMC_MAX_SETS][1100];
 	struct { char name[64], file[256]; unsigned int rows, cols; } heat[4];
 	unsigned int nheat = 0;
+	/* -m, -g: metrics over the totals; the events they name when no -c. */
+	static struct kpmc_mbind metrics;
+	const char *groups[KPMC_MBIND_MAX_GROUPS];
+	unsigned int ngroups = 0;
+	char metric_events[1024], why[512];
 
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return kpmc_report_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "plot"))
+		return kpmc_plot_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "fold"))
+		return run_fold(argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "mem")) {
 		mem_mode = 1;
 		argv[1] = argv[0];
 		argv++;
 		argc--;
 	}
-	while ((opt = getopt_long(argc, argv, "+c:T:o:Ap:k:SC:XV:rL::w:R:Ihe:n:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+c:T:o:Ap:k:SC:XV:rL::w:R:Ihe:n:m:g:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 		case 'n': {
@@ -631,6 +689,19 @@ int main(int argc, char **argv)
 				mem_top = v;
 			break;
 		}
+		case 'm':
+			if (kpmc_mbind_add_metric(&metrics, optarg, why, sizeof(why))) {
+				fprintf(stderr, "kpmc: -m '%s': %s\n", optarg, why);
+				return 2;
+			}
+			break;
+		case 'g':
+			if (ngroups == KPMC_MBIND_MAX_GROUPS) {
+				fprintf(stderr, "kpmc: at most %d groups (-g)\n", KPMC_MBIND_MAX_GROUPS);
+				return 2;
+			}
+			groups[ngroups++] = optarg;
+			break;
 		case 'c':
 			if (nconfigs == KPMC_MAX_SETS) {
 				fprintf(stderr, "kpmc: at most %d event sets (-c)\n", KPMC_MAX_SETS);
@@ -742,6 +813,34 @@ int main(int argc, char **argv)
 			return 0;
 		default:
 			usage(stderr);
+			return 2;
+		}
+	}
+	for (unsigned int g = 0; g < ngroups; g++)
+		if (kpmc_mbind_add_group(&metrics, groups[g], PROC_DIR "/info", why, sizeof(why))) {
+			fprintf(stderr, "kpmc: -g %s: %s\n", groups[g], why);
+			return 2;
+		}
+	if (kpmc_mbind_active(&metrics)) {
+		if (t.format != OUT_TABLE || system_wide || mem_mode) {
+			fprintf(stderr, "kpmc: -m and -g print a table of threads: not with --csv, --json, -S or kpmc mem\n");
+			return 2;
+		}
+		if (!replay && !module_loaded())
+			return 1;
+		t.metrics = &metrics;
+		/* No -c: count what the metrics name. */
+		if (!nconfigs && !replay) {
+			if (kpmc_mbind_event_list(&metrics, metric_events, sizeof(metric_events), why,
+						  sizeof(why))) {
+				fprintf(stderr, "kpmc: -m/-g: %s\n", why);
+				return 2;
+			}
+			configs[nconfigs++] = metric_events;
+		}
+		if (kpmc_mbind_resolve(&metrics, configs, nconfigs,
+				       replay && !module_present() ? NULL : PROC_DIR "/info", why, sizeof(why))) {
+			fprintf(stderr, "kpmc: -m/-g: %s\n", why);
 			return 2;
 		}
 	}

@@ -5,6 +5,7 @@
  *   kpmc-top [-d SECS] [KPMC OPTIONS] -- PROG [ARGS]   live, per thread
  *   kpmc-top [-d SECS] -S [KPMC OPTIONS] -- PROG       live, per CPU
  *   kpmc-top -R FILE                                   records saved with kpmc -w
+ *   kpmc-top -m 'ipc=INST_RETIRED/CPU_CYCLES' [-g GROUP] ...   metric columns
  *
  * Live, it runs the kpmc CLI with the options given and reads the raw
  * records kpmc writes (-w) to a pipe; the program's own output is discarded.
@@ -22,7 +23,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "aggregate.h"
+#include "metricbind.h"
 #include "topmodel.h"
+
+#define PROC_INFO "/proc/kpmc/info"
 
 static volatile sig_atomic_t stop;
 
@@ -50,8 +55,8 @@ static void comm_of(uint32_t tid, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-static void draw(struct kpmc_top *t, unsigned int sort_col, int asc, const char *what,
-		 int replay)
+static void draw(struct kpmc_top *t, const char *const *names, unsigned int sort_col, int asc,
+		 const char *what, int replay)
 {
 	unsigned int i, col;
 	int y = 2, maxy, maxx;
@@ -76,6 +81,10 @@ static void draw(struct kpmc_top *t, unsigned int sort_col, int asc, const char 
 		snprintf(label, sizeof(label), virt ? "%u:virt%u" : "%u:pmc%u/ms", col++, b);
 		n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, " %12s", label);
 	}
+	for (i = 0; i < t->nmetrics; i++) {
+		snprintf(label, sizeof(label), "%u:%.9s", col++, names[i]);
+		n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, " %12s", label);
+	}
 	snprintf(hdr + n, sizeof(hdr) - (size_t)n, "  COMM");
 	attron(A_REVERSE);
 	mvprintw(1, 0, "%-*.*s", maxx, maxx, hdr);
@@ -92,6 +101,12 @@ static void draw(struct kpmc_top *t, unsigned int sort_col, int asc, const char 
 		for (i = 0; i < KPMC_MAX_VIRT; i++)
 			if (t->virt_mask & (1u << i))
 				printw(" %12llu", (unsigned long long)row->virt[i]);
+		for (i = 0; i < t->nmetrics; i++) {
+			char v[32];
+
+			kpmc_metric_format_value(row->metric[i], v, sizeof(v));
+			printw(" %12.12s", v);
+		}
 		printw("  %s%s", comm, row->exited ? " (exited)" : "");
 	}
 	attron(A_REVERSE);
@@ -102,8 +117,55 @@ static void draw(struct kpmc_top *t, unsigned int sort_col, int asc, const char 
 	refresh();
 }
 
+/*
+ * -m/-g: each thread's (or CPU's) totals per event set, as kpmc -A keeps
+ * them, for the metrics over its whole run (multiplexed sets scaled).
+ */
+struct top_metrics {
+	struct kpmc_mbind bind;
+	struct kpmc_totals totals;
+	int nsets;
+	const char *names[KPMC_TOP_MAX_METRICS];
+};
+
+static void add_record(struct kpmc_top *t, struct top_metrics *m, const struct kpmc_record *rec)
+{
+	kpmc_top_add(t, rec);
+	if (!t->nmetrics || rec->kind == KPMC_REC_LOST || rec->kind == KPMC_REC_MEM ||
+	    rec->kind == KPMC_REC_STACK || rec->kind == KPMC_REC_FORMAT)
+		return;
+	if (KPMC_REC_IS_CPU(rec->kind)) {
+		struct kpmc_record per_cpu = *rec;
+
+		per_cpu.pid = 0;
+		per_cpu.tid = rec->cpu;
+		kpmc_totals_add(&m->totals, &per_cpu);
+	} else {
+		kpmc_totals_add(&m->totals, rec);
+	}
+}
+
+/* Each row's metrics over its totals, before drawing (and sorting). */
+static void update_metrics(struct kpmc_top *t, const struct top_metrics *m)
+{
+	double v[KPMC_TOP_MAX_METRICS];
+	size_t r, i;
+
+	for (r = 0; r < t->nr && t->nmetrics; r++) {
+		struct kpmc_top_row *row = &t->rows[r];
+
+		for (i = 0; i < m->totals.nr; i++)
+			if (m->totals.threads[i].pid == row->pid && m->totals.threads[i].tid == row->tid)
+				break;
+		if (i == m->totals.nr)
+			continue;
+		kpmc_mbind_values(&m->bind, &m->totals.threads[i], m->nsets, v, t->nmetrics);
+		memcpy(row->metric, v, t->nmetrics * sizeof(v[0]));
+	}
+}
+
 /* Read whole records from fd; a partial one waits in buf for the rest. */
-static int pump(int fd, struct kpmc_top *t, char *buf, size_t *have)
+static int pump(int fd, struct kpmc_top *t, struct top_metrics *m, char *buf, size_t *have)
 {
 	ssize_t n = read(fd, buf + *have, sizeof(struct kpmc_record) * 64 - *have);
 	size_t off = 0;
@@ -115,7 +177,7 @@ static int pump(int fd, struct kpmc_top *t, char *buf, size_t *have)
 		struct kpmc_record rec;
 
 		memcpy(&rec, buf + off, sizeof(rec));
-		kpmc_top_add(t, &rec);
+		add_record(t, m, &rec);
 		off += sizeof(rec);
 	}
 	memmove(buf, buf + off, *have - off);
@@ -130,6 +192,8 @@ static void usage(void)
 		"       kpmc-top -R FILE\n"
 		"  -d SECS    refresh period (default 1)\n"
 		"  -R FILE    show records saved with kpmc -w\n"
+		"  -m NAME=EXPR  a metric column over each thread's totals (as kpmc -m; repeatable)\n"
+		"  -g GROUP   a metric group's columns (as kpmc -g)\n"
 		"  other options go to kpmc (-c, -T, -S, -p ...; see kpmc -h)\n"
 		"keys: 0-9 sort by column, s next column, r reverse, q quit\n");
 }
@@ -138,7 +202,11 @@ int main(int argc, char **argv)
 {
 	char buf[sizeof(struct kpmc_record) * 64], self[PATH_MAX], kpmc[PATH_MAX + 8], fdarg[32];
 	struct kpmc_top t = { 0 };
-	const char *replay = NULL;
+	static struct top_metrics m;
+	const char *replay = NULL, *groups[KPMC_MBIND_MAX_GROUPS], *sets[KPMC_MAX_SETS + 1];
+	char why[512], metric_events[1024];
+	unsigned int ngroups = 0;
+	int nsets = 0;
 	unsigned int sort_col = 4;
 	int asc = 0, delay_ms = 1000, fd = -1, i, done = 0;
 	pid_t child = -1;
@@ -157,12 +225,75 @@ int main(int argc, char **argv)
 			delay_ms = (int)(atof(argv[++i]) * 1000);
 			if (delay_ms < 100)
 				delay_ms = 100;
+		} else if (!strcmp(argv[i], "-m") && i + 1 < argc) {
+			if (kpmc_mbind_add_metric(&m.bind, argv[++i], why, sizeof(why))) {
+				fprintf(stderr, "kpmc-top: -m '%s': %s\n", argv[i], why);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "-g") && i + 1 < argc) {
+			if (ngroups == KPMC_MBIND_MAX_GROUPS) {
+				fprintf(stderr, "kpmc-top: -g: at most %d groups\n", KPMC_MBIND_MAX_GROUPS);
+				return 2;
+			}
+			groups[ngroups++] = argv[++i];
 		} else if (!strcmp(argv[i], "-h")) {
 			usage();
 			return 0;
 		} else {
 			break;
 		}
+	}
+	/* The event sets kpmc will count (its -c options), for the metrics' names. */
+	for (int j = i; j < argc && strcmp(argv[j], "--"); j++) {
+		const char *set = NULL;
+
+		if (!strcmp(argv[j], "-c") && j + 1 < argc)
+			set = argv[++j];
+		else if (!strncmp(argv[j], "-c", 2) && argv[j][2])
+			set = argv[j] + 2;
+		if (set && nsets < KPMC_MAX_SETS)
+			sets[nsets++] = set;
+	}
+	for (unsigned int g = 0; g < ngroups; g++)
+		if (kpmc_mbind_add_group(&m.bind, groups[g], PROC_INFO, why, sizeof(why))) {
+			fprintf(stderr, "kpmc-top: -g %s: %s\n", groups[g], why);
+			return 2;
+		}
+	if (kpmc_mbind_active(&m.bind)) {
+		unsigned int nm = m.bind.nmetrics;
+
+		for (unsigned int g = 0; g < m.bind.ngroups; g++)
+			for (int e = kpmc_mfile_next_shown(&m.bind.groups[g], -1); e >= 0;
+			     e = kpmc_mfile_next_shown(&m.bind.groups[g], e))
+				nm++;
+		if (nm > KPMC_TOP_MAX_METRICS) {
+			fprintf(stderr, "kpmc-top: -m/-g: at most %d metric columns, not %u\n",
+				KPMC_TOP_MAX_METRICS, nm);
+			return 2;
+		}
+		/* No -c: count what the metrics name (kpmc gets it as its -c). */
+		if (!nsets && !replay) {
+			if (kpmc_mbind_event_list(&m.bind, metric_events, sizeof(metric_events), why,
+						  sizeof(why))) {
+				fprintf(stderr, "kpmc-top: -m/-g: %s\n", why);
+				return 2;
+			}
+			sets[nsets++] = metric_events;
+		}
+		if (kpmc_mbind_resolve(&m.bind, sets, nsets, replay ? NULL : PROC_INFO, why, sizeof(why))) {
+			fprintf(stderr, "kpmc-top: -m/-g: %s\n", why);
+			return 2;
+		}
+		unsigned int k = 0;
+
+		for (unsigned int j = 0; j < m.bind.nmetrics; j++)
+			m.names[k++] = m.bind.metrics[j].name;
+		for (unsigned int g = 0; g < m.bind.ngroups; g++)
+			for (int e = kpmc_mfile_next_shown(&m.bind.groups[g], -1); e >= 0;
+			     e = kpmc_mfile_next_shown(&m.bind.groups[g], e))
+				m.names[k++] = m.bind.groups[g].entries[e].name;
+		t.nmetrics = nm;
+		m.nsets = nsets ? nsets : 1;
 	}
 	if (replay) {
 		FILE *f = fopen(replay, "rb");
@@ -173,7 +304,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		while (fread(&rec, sizeof(rec), 1, f) == 1)
-			kpmc_top_add(&t, &rec);
+			add_record(&t, &m, &rec);
 		fclose(f);
 	} else {
 		int p[2];
@@ -199,6 +330,10 @@ int main(int argc, char **argv)
 		args[nargs++] = "/dev/null";
 		args[nargs++] = "-w";
 		args[nargs++] = fdarg;
+		if (sets[0] == metric_events && nsets == 1 && t.nmetrics) {
+			args[nargs++] = "-c";
+			args[nargs++] = metric_events;
+		}
 		for (; i < argc; i++)
 			args[nargs++] = argv[i];
 		child = fork();
@@ -237,9 +372,9 @@ int main(int argc, char **argv)
 			FD_SET(fd, &rd);
 			FD_SET(0, &rd);
 			if (select(fd + 1, &rd, NULL, NULL, &tv) > 0 && FD_ISSET(fd, &rd))
-				while (pump(fd, &t, buf, &have) > 0)
+				while (pump(fd, &t, &m, buf, &have) > 0)
 					;
-			if (pump(fd, &t, buf, &have) < 0) {
+			if (pump(fd, &t, &m, buf, &have) < 0) {
 				done = 1;
 				waitpid(child, NULL, 0);
 			}
@@ -251,7 +386,8 @@ int main(int argc, char **argv)
 			FD_SET(0, &rd);
 			select(1, &rd, NULL, NULL, &tv);
 		}
-		draw(&t, sort_col, asc, replay ? replay : (done ? "program ended" : "monitoring"),
+		update_metrics(&t, &m);
+		draw(&t, m.names, sort_col, asc, replay ? replay : (done ? "program ended" : "monitoring"),
 		     replay != NULL);
 		while ((ch = getch()) != ERR) {
 			if (ch == 'q') {
@@ -272,6 +408,8 @@ int main(int argc, char **argv)
 		waitpid(child, NULL, 0);
 	}
 	kpmc_top_free(&t);
+	kpmc_totals_free(&m.totals);
+	kpmc_mbind_free(&m.bind);
 	free(args);
 	return 0;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "topmodel.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,8 @@ static struct kpmc_top_row *row_of(struct kpmc_top *t, uint32_t pid, uint32_t ti
 		t->cap = cap;
 	}
 	memset(&t->rows[t->nr], 0, sizeof(t->rows[0]));
+	for (i = 0; i < KPMC_TOP_MAX_METRICS; i++)
+		t->rows[t->nr].metric[i] = NAN;
 	t->rows[t->nr].pid = pid;
 	t->rows[t->nr].tid = tid;
 	return &t->rows[t->nr++];
@@ -65,10 +68,11 @@ int kpmc_top_add(struct kpmc_top *t, const struct kpmc_record *rec)
 unsigned int kpmc_top_columns(const struct kpmc_top *t)
 {
 	return 5 + (unsigned int)__builtin_popcount(t->counter_mask) +
-	       (unsigned int)__builtin_popcount(t->virt_mask);
+	       (unsigned int)__builtin_popcount(t->virt_mask) + t->nmetrics;
 }
 
-static uint64_t cell(const struct kpmc_top *t, const struct kpmc_top_row *r, unsigned int col)
+/* A cell's value for sorting: counts below 2^53 compare exactly as doubles. */
+static double cell(const struct kpmc_top *t, const struct kpmc_top_row *r, unsigned int col)
 {
 	unsigned int i, k = 5;
 
@@ -85,6 +89,9 @@ static uint64_t cell(const struct kpmc_top *t, const struct kpmc_top_row *r, uns
 	for (i = 0; i < KPMC_MAX_VIRT; i++)
 		if (t->virt_mask & (1u << i) && k++ == col)
 			return r->virt[i];
+	for (i = 0; i < t->nmetrics && i < KPMC_TOP_MAX_METRICS; i++)
+		if (k++ == col)
+			return isnan(r->metric[i]) ? -INFINITY : r->metric[i];
 	return 0;
 }
 
@@ -94,7 +101,7 @@ static int sort_asc;
 
 static int cmp(const void *a, const void *b)
 {
-	uint64_t x = cell(sort_top, a, sort_col), y = cell(sort_top, b, sort_col);
+	double x = cell(sort_top, a, sort_col), y = cell(sort_top, b, sort_col);
 	const struct kpmc_top_row *ra = a, *rb = b;
 
 	if (x != y)

@@ -2,7 +2,7 @@
 # Host tests of the CLI's output forms: a generated record stream, formatted
 # by kpmc -R as table, CSV and JSON, checked by check_outputs.py; kpmc-top
 # showing the same stream in tmux; the man pages against the usage texts;
-# libkpmc's exports and links; call stacks (stacks.sh).
+# libkpmc's exports and links; call stacks (stacks.sh); folding (fold.sh).
 #   tests/host/run.sh KPMC OUTDIR  -> OUTDIR/result "PASSED FAILED"
 set -uo pipefail
 kpmc=${1:?usage: run.sh KPMC OUTDIR}
@@ -44,6 +44,18 @@ else
 fi
 # Call stacks without a kernel: reassembly, kpmc report, kpmc-flame.
 if "$top/tests/host/stacks.sh" "$kpmc" "$out/stacks"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+fi
+# Metrics (-m, -g) over the same records, and kpmc plot of them.
+if "$top/tests/host/metrics.sh" "$kpmc" "$out/records.bin" "$out/metrics"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+fi
+# Folding: kpmc fold (kpmc-fold, GSL, gnuplot) on a trace of known truth.
+if "$top/tests/host/fold.sh" "$kpmc" "$out/fold"; then
 	passed=$((passed + 1))
 else
 	failed=$((failed + 1))

@@ -23,22 +23,6 @@
 
 #define FRAMED __attribute__((noinline, noipa))
 
-static void getppid_syscall(void)
-{
-#if defined(__aarch64__)
-	register long x8 __asm__("x8") = SYS_getppid;
-	register long x0 __asm__("x0");
-
-	__asm__ volatile("svc #0" : "=r"(x0) : "r"(x8) : "memory");
-#elif defined(__x86_64__)
-	long rax = SYS_getppid;
-
-	__asm__ volatile("syscall" : "+a"(rax) : : "rcx", "r11", "memory");
-#else
-#error "callchain.c: add the system call instruction for this architecture"
-#endif
-}
-
 FRAMED void c(unsigned long n, int sys)
 {
 	if (!sys) {

@@ -2,6 +2,7 @@
 #include "attrib.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 uint64_t kpmc_lib_scale(uint64_t count, uint64_t set_ns, uint64_t total_ns)
 {
@@ -13,9 +14,18 @@ uint64_t kpmc_lib_scale(uint64_t count, uint64_t set_ns, uint64_t total_ns)
 	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
+/* Records whose counts[] hold counts (the others' union holds a payload there). */
+static int has_counts(const struct kpmc_record *r)
+{
+	return r->kind == KPMC_REC_TBS || r->kind == KPMC_REC_EBS || r->kind == KPMC_REC_EXIT ||
+	       r->kind == KPMC_REC_DETACH || r->kind == KPMC_REC_MUX;
+}
+
 int kpmc_lib_stream_feed(struct kpmc_lib_stream *s, const struct kpmc_record *r,
 			 int lost_before, uint64_t *key)
 {
+	unsigned int c;
+
 	if (s->started && s->ended && r->nsample == 1) {
 		/* The tid was reused by a new thread. */
 		s->started = 0;
@@ -25,6 +35,7 @@ int kpmc_lib_stream_feed(struct kpmc_lib_stream *s, const struct kpmc_record *r,
 		s->started = 1;
 		s->ended = 0;
 		s->run_ns = 0;
+		memset(s->counts, 0, sizeof(s->counts));
 		/* A thread's first record ever, or its first in this session after a restart. */
 		s->broken = lost_before && r->nsample != 1;
 	} else if (r->nsample != s->nsample + 1) {
@@ -32,6 +43,10 @@ int kpmc_lib_stream_feed(struct kpmc_lib_stream *s, const struct kpmc_record *r,
 	}
 	s->nsample = r->nsample;
 	s->run_ns += r->run_ns;
+	if (has_counts(r) && r->set < KPMC_MAX_SETS)
+		for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+			if (r->counter_mask & (1u << c))
+				s->counts[r->set][c] += r->counts[c];
 	if (r->kind == KPMC_REC_EXIT || r->kind == KPMC_REC_DETACH)
 		s->ended = 1;
 	if (s->broken)

@@ -39,6 +39,8 @@ struct kpmc_lib_stream {
 	int ended;		/* its exit or detach record was seen */
 	uint64_t nsample;	/* of its last record */
 	uint64_t run_ns;	/* its on-CPU time up to its last record */
+	/* Per set, its counts up to its last record: a read()'s per-set totals at that record. */
+	uint64_t counts[KPMC_MAX_SETS][KPMC_MAX_COUNTERS];
 };
 
 /*

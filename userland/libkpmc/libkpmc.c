@@ -21,6 +21,7 @@
 
 #include "attrib.h"
 #include "fastread.h"
+#include "foldtrace_write.h"
 #include "memsample.h"
 #include "pfm_events.h"
 #include "ringmap.h"
@@ -39,6 +40,9 @@ struct region {
 	/* With a sampling configuration: each invocation, for the samples. */
 	struct kpmc_lib_interval *iv;
 	size_t niv, cap;
+	/* With fold_keep: each invocation with its counts, for the fold trace. */
+	struct kpmc_lib_fold_inv *fi;
+	size_t nfi, fi_cap;
 };
 
 /*
@@ -81,6 +85,14 @@ static size_t nstreams, streams_cap;
 static struct kpmc_sample *samples;
 static size_t nsamples, samples_cap;
 static struct kpmc_sample_stats stats;
+/*
+ * The fold trace (foldtrace_write.h): kept with samples, or when KPMC_FOLD_TRACE
+ * asks for the trace at kpmc_stop(). fold_pts[i]: samples[i]'s thread totals.
+ */
+static int fold_keep;
+static struct kpmc_lib_fold_counters fold_counters;
+static struct kpmc_lib_fold_point *fold_pts;
+static size_t fold_pts_cap;
 /* The session's ring, mapped (unmapped: a module without it, read()). */
 static struct kpmc_ringmap session_ring;
 static pthread_once_t ring_atfork_once = PTHREAD_ONCE_INIT;
@@ -457,6 +469,27 @@ static void take_record(const struct kpmc_record *r)
 		samples = n;
 		samples_cap = cap;
 	}
+	if (fold_keep && nsamples == fold_pts_cap) {
+		struct kpmc_lib_fold_point *n = realloc(fold_pts, samples_cap * sizeof(*n));
+
+		if (!n) {
+			stats.unattributable++;
+			return;
+		}
+		fold_pts = n;
+		fold_pts_cap = samples_cap;
+	}
+	if (fold_keep) {
+		struct kpmc_lib_fold_point *fp = &fold_pts[nsamples];
+
+		fp->tid = r->tid;
+		fp->set = r->set;
+		fp->run_ns = keyed ? key : 0;
+		if (keyed && r->set < KPMC_MAX_SETS)
+			memcpy(fp->at, st->counts[r->set], sizeof(fp->at));
+		else
+			fp->run_ns = 0;
+	}
 	sm = &samples[nsamples++];
 	memset(sm, 0, sizeof(*sm));
 	sm->tid = r->tid;
@@ -578,9 +611,12 @@ static void forget_samples(void)
 	pthread_mutex_lock(&rec_lock);
 	free(streams);
 	free(samples);
+	free(fold_pts);
 	kpmc_lib_mem_forget();
 	streams = NULL;
 	samples = NULL;
+	fold_pts = NULL;
+	fold_pts_cap = 0;
 	nstreams = streams_cap = nsamples = samples_cap = 0;
 	memset(&stats, 0, sizeof(stats));
 	pthread_mutex_lock(&lock);
@@ -588,6 +624,9 @@ static void forget_samples(void)
 		free(totals[i].iv);
 		totals[i].iv = NULL;
 		totals[i].niv = totals[i].cap = 0;
+		free(totals[i].fi);
+		totals[i].fi = NULL;
+		totals[i].nfi = totals[i].fi_cap = 0;
 	}
 	pthread_mutex_unlock(&lock);
 	pthread_mutex_unlock(&rec_lock);
@@ -626,6 +665,14 @@ int kpmc_start(const char *config)
 	}
 	forget_samples();
 	sampling = samples_in(raw);
+	fold_keep = sampling || getenv("KPMC_FOLD_TRACE");
+	{
+		char why[256];
+
+		/* A raw configuration names its own counters: pmcN. */
+		if (kpmc_lib_fold_counter_names(config, raw, &fold_counters, why, sizeof(why)))
+			kpmc_lib_fold_counter_names(raw, raw, &fold_counters, why, sizeof(why));
+	}
 	err = put("config", raw);
 	if (!err && sampling)
 		err = start_reader();
@@ -640,6 +687,30 @@ int kpmc_start(const char *config)
 	return err;
 }
 
+/* KPMC_FOLD_TRACE=FILE: the fold trace, written at kpmc_stop(). */
+static int write_fold_env(void)
+{
+	const char *path = getenv("KPMC_FOLD_TRACE");
+	FILE *f;
+	long n;
+
+	if (!path || !path[0])
+		return 0;
+	f = fopen(path, "w");
+	if (!f) {
+		set_error("KPMC_FOLD_TRACE %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	n = kpmc_fold_trace_write(f);
+	if (fclose(f) && n >= 0)
+		n = -EIO;
+	if (n < 0) {
+		set_error("KPMC_FOLD_TRACE %s: %s", path, strerror((int)-n));
+		return (int)n;
+	}
+	return 0;
+}
+
 int kpmc_stop(void)
 {
 	if (session_fd < 0)
@@ -652,7 +723,7 @@ int kpmc_stop(void)
 	close(session_fd);
 	session_fd = -1;
 	pthread_mutex_unlock(&rec_lock);
-	return 0;
+	return write_fold_env();
 }
 
 /*
@@ -829,7 +900,8 @@ static int region_read(struct kpmc_counts *c)
 
 	pthread_once(&path_env_once, path_from_env);
 	mode = __atomic_load_n(&path_mode, __ATOMIC_RELAXED);
-	return read_counts(c, sampling && mode == KPMC_PATH_AUTO ? KPMC_PATH_READ : mode);
+	return read_counts(c, (sampling || fold_keep) && mode == KPMC_PATH_AUTO ? KPMC_PATH_READ :
+			      mode);
 }
 
 int kpmc_region_begin(const char *name)
@@ -846,6 +918,51 @@ int kpmc_region_begin(const char *name)
 		return err;
 	r->active = 1;
 	return 0;
+}
+
+/*
+ * Add the invocation from at to c to g's fold list; under lock. Its set: the
+ * one whose time grew by all of the invocation's (with several sets and a
+ * read without per-set times, the fast path's, none is known).
+ */
+static void add_fold_inv(struct region *g, const struct kpmc_counts *at,
+			 const struct kpmc_counts *c)
+{
+	uint64_t b_ns[KPMC_LIB_SETS], e_ns[KPMC_LIB_SETS];
+	struct kpmc_lib_fold_inv *v;
+	unsigned int s, nr = at->nr_sets < c->nr_sets ? at->nr_sets : c->nr_sets, i;
+	int set;
+
+	if (g->nfi == g->fi_cap) {
+		size_t cap = g->fi_cap ? 2 * g->fi_cap : 64;
+
+		v = realloc(g->fi, cap * sizeof(*v));
+		if (!v)
+			return;
+		g->fi = v;
+		g->fi_cap = cap;
+	}
+	if (nr > KPMC_LIB_SETS)
+		nr = KPMC_LIB_SETS;
+	for (s = 0; s < nr; s++) {
+		b_ns[s] = at->sets[s].run_ns;
+		e_ns[s] = c->sets[s].run_ns;
+	}
+	if (fold_counters.nr_sets > 1 && nr < fold_counters.nr_sets)
+		nr = 0;
+	set = kpmc_lib_fold_whole_set(b_ns, e_ns, nr, c->run_ns - at->run_ns);
+	v = &g->fi[g->nfi++];
+	memset(v, 0, sizeof(*v));
+	v->tid = gettid_cached();
+	v->set = set;
+	v->begin_ns = at->run_ns;
+	v->end_ns = c->run_ns;
+	if (set < 0)
+		return;
+	for (i = 0; i < KPMC_LIB_COUNTERS && i < KPMC_MAX_COUNTERS; i++) {
+		v->begin[i] = at->sets[set].counts[i];
+		v->total[i] = c->sets[set].counts[i] - at->sets[set].counts[i];
+	}
 }
 
 /* Add invocation (tid, begin, end] to g's list; under lock. */
@@ -901,6 +1018,8 @@ int kpmc_region_end(const char *name)
 		}
 		if (sampling)
 			add_interval(g, r->at.run_ns, c.run_ns);
+		if (fold_keep)
+			add_fold_inv(g, &r->at, &c);
 	}
 	pthread_mutex_unlock(&lock);
 	return g ? 0 : -ENOSPC;
@@ -1082,4 +1201,66 @@ long kpmc_mem_write_csv(FILE *f)
 	kpmc_lib_mem_csv(f, &n);
 	pthread_mutex_unlock(&rec_lock);
 	return ferror(f) ? -EIO : n;
+}
+
+/*
+ * The fold trace (foldtrace_write.h) of what is kept now: copied under the locks,
+ * written without them (f may be slow; the reader must not wait on it).
+ */
+long kpmc_fold_trace_write(FILE *f)
+{
+	struct kpmc_lib_fold_region regs[MAX_REGIONS];
+	char names[MAX_REGIONS][NAME_MAX_LEN];
+	struct kpmc_lib_fold_point *pts = NULL;
+	struct kpmc_lib_fold_counters fc;
+	size_t nregs = 0, npts = 0, i;
+	long n = -ENOMEM;
+	char *c;
+	int r;
+
+	if (!f)
+		return -EINVAL;
+	memset(regs, 0, sizeof(regs));
+	pthread_mutex_lock(&rec_lock);
+	drain();
+	if (fold_keep && nsamples) {
+		pts = malloc(nsamples * sizeof(*pts));
+		if (!pts)
+			goto unlock_rec;
+		memcpy(pts, fold_pts, nsamples * sizeof(*pts));
+		npts = nsamples;
+	}
+	fc = fold_counters;
+	pthread_mutex_lock(&lock);
+	for (r = 0; r < MAX_REGIONS && totals[r].name[0]; r++) {
+		struct kpmc_lib_fold_inv *v;
+
+		if (!totals[r].nfi)
+			continue;
+		v = malloc(totals[r].nfi * sizeof(*v));
+		if (!v) {
+			pthread_mutex_unlock(&lock);
+			goto unlock_rec;
+		}
+		memcpy(v, totals[r].fi, totals[r].nfi * sizeof(*v));
+		/* A trace's fields are separated by spaces. */
+		strcpy(names[nregs], totals[r].name);
+		for (c = names[nregs]; *c; c++)
+			if (*c == ' ' || *c == '\t' || *c == '\n')
+				*c = '_';
+		regs[nregs].name = names[nregs];
+		regs[nregs].inv = v;
+		regs[nregs++].ninv = totals[r].nfi;
+	}
+	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&rec_lock);
+	n = kpmc_lib_fold_write(f, &fc, regs, nregs, pts, npts);
+	goto out;
+unlock_rec:
+	pthread_mutex_unlock(&rec_lock);
+out:
+	for (i = 0; i < nregs; i++)
+		free((void *)regs[i].inv);
+	free(pts);
+	return n;
 }

@@ -111,6 +111,15 @@ int kpmc_region_get(const char *name, struct kpmc_region_stats *st);
  * unknown or the set never counted in the region.
  */
 int64_t kpmc_region_scaled(const char *name, unsigned int set, unsigned int pmc);
+/*
+ * A metric over a region's totals, in kpmc -m's syntax without "NAME=":
+ * "pmc1/pmc0", "pmc1/time/1e6". pmcN is the region's count (scaled as
+ * kpmc_region_scaled when sets took turns), time its on-CPU seconds, calls
+ * its ended invocations; x/0 is NaN. NaN with the reason (the bad token and
+ * its column, an unknown name or region) in err (len bytes; may be NULL),
+ * else err is "".
+ */
+double kpmc_region_metric(const char *region, const char *expr, char *err, size_t len);
 
 /*
  * Samples (event- or time-based records: ebs/tbs in the configuration).
@@ -150,6 +159,22 @@ typedef void (*kpmc_sample_fn)(const struct kpmc_sample *s, void *arg);
  * invocations are kept from kpmc_start() to the next kpmc_start().
  */
 long kpmc_region_samples(const char *name, kpmc_sample_fn fn, void *arg);
+
+/*
+ * The fold trace, kpmc fold's input: every ended invocation of every region
+ * ("instance REGION TID CALL SET DURATION_NS C...": the set that counted all
+ * of it, -1 if sets rotated inside it, its on-CPU time and counts) and every
+ * sample inside one ("sample REGION TID CALL SET OFFSET_NS C...": on-CPU time
+ * and counts from the invocation's begin), after "kpmc-fold 1" and the
+ * counters ("counter SET PMC NAME", NAME as configured); CALL numbers a
+ * region's invocations by their ends, from 0. Kept with a sampling
+ * configuration, or when the environment variable KPMC_FOLD_TRACE is set at
+ * kpmc_start() (then kpmc_stop() writes the trace to the file it names); in
+ * both cases the reads around regions go through read() (the kernel's exact
+ * on-CPU times, as in the samples). The number of instance and sample
+ * lines, or -errno.
+ */
+long kpmc_fold_trace_write(FILE *f);
 
 struct kpmc_sample_stats {
 	uint64_t records;		/* records read from the session */
