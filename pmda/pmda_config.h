@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmdakpmc's configuration file (/etc/pcp/kpmc/kpmc.conf): what to count and
+ * whom. Pure: no I/O; the caller reads the file and hands over its text, so
+ * tests/unit can drive every refusal.
+ *
+ * One directive a line, '#' starts a comment:
+ *   events LIST            one event set, as kpmc -c takes it (names or pmcN=..)
+ *   interval MS            a thread's counts reach the agent every MS ms of its
+ *                          on-CPU time (the set's tbs), and at its exit
+ *   process KEY=VALUE      whom: comm=NAME, pid=N, cgroup=/PATH, user=NAME, uid=N
+ *   threads on|off         per-thread metrics too (off: cardinality)
+ *   cpus all|LIST [noidle] system-wide, per CPU (excludes process lines)
+ *   grace SECONDS          how long exited processes' final counts stay
+ *   rescan MS              how often /proc is scanned for new matches
+ */
+#ifndef KPMC_PMDA_CONFIG_H
+#define KPMC_PMDA_CONFIG_H
+
+#include <stddef.h>
+
+#define KPMC_PMDA_MAX_SELECTORS	64
+#define KPMC_PMDA_COMM_MAX	15	/* the kernel's TASK_COMM_LEN - 1 */
+
+enum kpmc_pmda_sel_kind {
+	KPMC_SEL_COMM,
+	KPMC_SEL_PID,
+	KPMC_SEL_CGROUP,
+	KPMC_SEL_USER,
+	KPMC_SEL_UID,
+};
+
+struct kpmc_pmda_selector {
+	enum kpmc_pmda_sel_kind kind;
+	char text[256];		/* comm, cgroup path or user name */
+	unsigned long num;	/* pid or uid */
+	unsigned int line;
+};
+
+struct kpmc_pmda_config {
+	char events[512];	/* "" when no events line */
+	unsigned int events_line;
+	unsigned int interval_ms;
+	struct kpmc_pmda_selector sel[KPMC_PMDA_MAX_SELECTORS];
+	unsigned int nsel;
+	int threads;
+	int system_wide;
+	char cpus[128];		/* "all" or "0-3,6" */
+	int noidle;
+	unsigned int grace_s;
+	unsigned int rescan_ms;
+};
+
+#define KPMC_PMDA_DEFAULT_INTERVAL_MS	1000
+#define KPMC_PMDA_DEFAULT_GRACE_S	300
+#define KPMC_PMDA_DEFAULT_RESCAN_MS	2000
+
+/*
+ * Parse text (the whole file; file names it in messages) into c. 0, or -1
+ * with "FILE:LINE: token 'X': why" in err and c left in its defaults.
+ */
+int kpmc_pmda_config_parse(const char *text, const char *file, struct kpmc_pmda_config *c,
+			   char *err, size_t len);
+
+/*
+ * Is there something to count (events and whom)? Without it the agent opens
+ * no session and takes no counter.
+ */
+int kpmc_pmda_config_active(const struct kpmc_pmda_config *c);
+
+/* The kernel's configuration string for c's set: raw or names, plus tbs. */
+int kpmc_pmda_config_set(const struct kpmc_pmda_config *c, char *out, size_t len);
+
+/*
+ * What each counter of raw (the kernel's form of events, from
+ * kpmc_config_to_raw: one pmcN token per event, in the events' order)
+ * counts: names[N] = the event as events names it ("instr", "cycles:u"), or
+ * the raw token itself when events is raw; "" for unused counters. 0, or -1
+ * when raw has a pmcN token past the counters or not one per event.
+ */
+int kpmc_pmda_counter_names(const char *events, const char *raw, char names[][96], unsigned int n);
+
+#endif

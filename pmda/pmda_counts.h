@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What pmdakpmc reports: per-process, per-thread and per-CPU totals summed
+ * from a session's records (each record holds the counts since its thread's
+ * previous one), the records lost, and how long an exited process stays
+ * visible. Pure: records in, totals out; tests drive it with records of
+ * their own.
+ */
+#ifndef KPMC_PMDA_COUNTS_H
+#define KPMC_PMDA_COUNTS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include <uapi/linux/kpmc.h>
+
+struct kpmc_pmda_totals {
+	uint64_t pmc[KPMC_MAX_COUNTERS];
+	uint64_t virt[KPMC_MAX_VIRT];
+	uint64_t run_ns;
+	uint64_t records;
+};
+
+/* One process (thread group) or one thread: its totals and when it ended. */
+struct kpmc_pmda_task {
+	uint32_t id;		/* pid of a process, tid of a thread */
+	uint32_t pid;		/* the thread group (= id for a process) */
+	char comm[16];
+	char job[64];		/* SLURM_JOB_ID of the process, or "" */
+	char cgroup[192];	/* its cgroup v2 path, or "" */
+	uint64_t start;		/* start time (/proc/PID/stat, ticks): tells a reused pid */
+	unsigned int live_threads;	/* threads seen and not yet ended (processes) */
+	time_t ended;		/* 0 while alive; else when its last thread ended */
+	struct kpmc_pmda_totals t;
+};
+
+struct kpmc_pmda_task_table {
+	struct kpmc_pmda_task *v;
+	unsigned int n, cap;
+};
+
+struct kpmc_pmda_counts {
+	struct kpmc_pmda_task_table procs, threads;
+	struct kpmc_pmda_totals cpu[256];
+	uint8_t cpu_seen[256];
+	uint64_t lost;			/* records the kernel dropped */
+	uint32_t counter_mask, virt_mask;	/* what any record carried */
+	int changed;			/* instances came or went since the caller cleared it */
+};
+
+/*
+ * Add one record. A task seen for the first time is created; *new_proc (if
+ * not NULL) points at the process then, for the caller to name it (comm,
+ * job, cgroup). threads: keep per-thread totals too. 0, or -1 (no memory,
+ * or a CPU record past the table).
+ */
+int kpmc_pmda_counts_add(struct kpmc_pmda_counts *c, const struct kpmc_record *r, time_t now,
+			 int threads, struct kpmc_pmda_task **new_proc);
+
+/*
+ * A process seen in /proc no longer (its exit records may have been lost):
+ * ended now if not already.
+ */
+void kpmc_pmda_counts_gone(struct kpmc_pmda_counts *c, uint32_t pid, time_t now);
+
+/* Drop tasks that ended more than grace_s seconds before now. */
+void kpmc_pmda_counts_expire(struct kpmc_pmda_counts *c, time_t now, unsigned int grace_s);
+
+struct kpmc_pmda_task *kpmc_pmda_counts_find(struct kpmc_pmda_task_table *t, uint32_t id);
+
+void kpmc_pmda_counts_free(struct kpmc_pmda_counts *c);
+
+#endif

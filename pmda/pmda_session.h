@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmdakpmc's kpmc session: the monitor file (records), the configuration
+ * (event names through the CLI's pfm_events.c), attaching threads and
+ * starting system-wide counting. Opened only when the configuration names
+ * something to count: until then the agent holds no session and no counter.
+ */
+#ifndef KPMC_PMDA_SESSION_H
+#define KPMC_PMDA_SESSION_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <uapi/linux/kpmc.h>
+
+#include "pmda_config.h"
+
+struct kpmc_pmda_session {
+	int fd;				/* /proc/kpmc/monitor, -1: none */
+	int system_wide;		/* enable cpus=... was written */
+	char raw[1024];			/* the set as the kernel took it */
+	char counter_name[KPMC_MAX_COUNTERS][96];	/* pmcN: its event as configured */
+	char virt_name[KPMC_MAX_VIRT][32];		/* virtN: the active module's name */
+};
+
+/* Open the session for c (which must be active); 0, or -1 with why in err. */
+int kpmc_pmda_session_open(struct kpmc_pmda_session *s, const struct kpmc_pmda_config *c,
+			   char *err, size_t len);
+
+/* Attach thread tid: 0 (attached or already monitored), or -errno. */
+int kpmc_pmda_session_attach(struct kpmc_pmda_session *s, pid_t tid);
+
+/*
+ * Read every record there is (non-blocking) into fn. The number read, or
+ * -1 when the module went away.
+ */
+long kpmc_pmda_session_drain(struct kpmc_pmda_session *s,
+			     void (*fn)(const struct kpmc_record *r, void *arg), void *arg);
+
+void kpmc_pmda_session_close(struct kpmc_pmda_session *s);
+
+#endif

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmdakpmc's pure parts: the configuration parser (pmda/pmda_config.c):
+ * every directive read into the exact values, bad lines refused with
+ * "FILE:LINE: token 'X': why", which counter counts which configured event;
+ * the totals summed from records (pmda/pmda_counts.c) and kept across the
+ * agent's restarts (pmda/pmda_state.c). Their sources are
+ * included here because this directory's generic rule links the CLI's pure
+ * sources only (eventspec.c among them).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../../pmda/pmda_config.c"
+#include "../../pmda/pmda_counts.c"
+#include "../../pmda/pmda_state.c"
+
+static struct kpmc_pmda_config cfg;
+static char err[512];
+
+static int parse(const char *text)
+{
+	err[0] = '\0';
+	return kpmc_pmda_config_parse(text, "kpmc.conf", &cfg, err, sizeof(err));
+}
+
+static void test_full_file(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("# kpmc agent\n"
+			       "events instr,cycles:u\n"
+			       "\n"
+			       "interval 250   # ms\n"
+			       "process comm=stress\n"
+			       "process\tpid=4242\n"
+			       "process cgroup=/system.slice/slurmstepd.scope/job_17\n"
+			       "process user=alice\n"
+			       "process uid=1000\n"
+			       "threads on\n"
+			       "grace 60\n"
+			       "rescan 500\n"), 0);
+	assert_string_equal(cfg.events, "instr,cycles:u");
+	assert_int_equal(cfg.events_line, 2);
+	assert_int_equal(cfg.interval_ms, 250);
+	assert_int_equal(cfg.nsel, 5);
+	assert_int_equal(cfg.sel[0].kind, KPMC_SEL_COMM);
+	assert_string_equal(cfg.sel[0].text, "stress");
+	assert_int_equal(cfg.sel[0].line, 5);
+	assert_int_equal(cfg.sel[1].kind, KPMC_SEL_PID);
+	assert_int_equal(cfg.sel[1].num, 4242);
+	assert_int_equal(cfg.sel[2].kind, KPMC_SEL_CGROUP);
+	assert_string_equal(cfg.sel[2].text, "/system.slice/slurmstepd.scope/job_17");
+	assert_int_equal(cfg.sel[3].kind, KPMC_SEL_USER);
+	assert_string_equal(cfg.sel[3].text, "alice");
+	assert_int_equal(cfg.sel[4].kind, KPMC_SEL_UID);
+	assert_int_equal(cfg.sel[4].num, 1000);
+	assert_int_equal(cfg.threads, 1);
+	assert_int_equal(cfg.system_wide, 0);
+	assert_int_equal(cfg.grace_s, 60);
+	assert_int_equal(cfg.rescan_ms, 500);
+	assert_int_equal(kpmc_pmda_config_active(&cfg), 1);
+
+	char set[600];
+
+	assert_int_equal(kpmc_pmda_config_set(&cfg, set, sizeof(set)), 22);
+	assert_string_equal(set, "instr,cycles:u,tbs=250");
+}
+
+static void test_defaults_and_nothing_configured(void **state)
+{
+	(void)state;
+	/* An empty file, comments only, or events without whom: no session. */
+	assert_int_equal(parse(""), 0);
+	assert_int_equal(kpmc_pmda_config_active(&cfg), 0);
+	assert_int_equal(cfg.interval_ms, KPMC_PMDA_DEFAULT_INTERVAL_MS);
+	assert_int_equal(cfg.grace_s, KPMC_PMDA_DEFAULT_GRACE_S);
+	assert_int_equal(cfg.rescan_ms, KPMC_PMDA_DEFAULT_RESCAN_MS);
+	assert_int_equal(cfg.threads, 0);
+	assert_int_equal(parse("# nothing\n   \t\n# process comm=x\n"), 0);
+	assert_int_equal(kpmc_pmda_config_active(&cfg), 0);
+	assert_int_equal(parse("events instr\n"), 0);
+	assert_int_equal(kpmc_pmda_config_active(&cfg), 0);
+}
+
+static void test_system_wide_and_raw(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("events pmc0,pmc1=0x8\ncpus 0-1,3 noidle\n"), 0);
+	assert_string_equal(cfg.events, "pmc0,pmc1=0x8");
+	assert_int_equal(cfg.system_wide, 1);
+	assert_string_equal(cfg.cpus, "0-1,3");
+	assert_int_equal(cfg.noidle, 1);
+	assert_int_equal(kpmc_pmda_config_active(&cfg), 1);
+	assert_int_equal(parse("events instr:ebs=1000000,rnd=1000,seed=3\ncpus all\n"), 0);
+	assert_int_equal(cfg.noidle, 0);
+	assert_string_equal(cfg.cpus, "all");
+}
+
+/* Each bad file and the exact message; the result is always the defaults. */
+static const struct {
+	const char *text;
+	const char *msg;
+} bad[] = {
+	{ "events instr\nfrobnicate 3\n",
+	  "kpmc.conf:2: token 'frobnicate': unknown directive (events, interval, process, threads, cpus, grace, rescan)" },
+	{ "interval\n", "kpmc.conf:1: token 'interval': wants a value" },
+	{ "interval 10ms\n", "kpmc.conf:1: token '10ms': not a number of milliseconds (1 to 3600000)" },
+	{ "interval 0\n", "kpmc.conf:1: token '0': not a number of milliseconds (1 to 3600000)" },
+	{ "interval -5\n", "kpmc.conf:1: token '-5': not a number of milliseconds (1 to 3600000)" },
+	{ "interval 10\ninterval 20\n", "kpmc.conf:2: token 'interval': given again (first on line 1)" },
+	{ "events instr\nevents cycles\n",
+	  "kpmc.conf:2: token 'events': given again (first on line 1): the agent counts one event set" },
+	{ "events instr;cycles\n", "kpmc.conf:1: token 'instr;cycles': one event set only: the agent does not multiplex" },
+	{ "events instr,,cycles\n", "kpmc.conf:1: token 'instr,,cycles': an empty event between commas" },
+	{ "events instr,tbs=10\n",
+	  "kpmc.conf:1: token 'tbs=10': not for the agent (its interval sets tbs; one set, no sampling formats)" },
+	{ "events instr:ebs=zero\n", "kpmc.conf:1: token 'instr:ebs=zero': 'ebs=zero': ebs= wants a period" },
+	{ "events instr\nprocess comm=a_very_long_command\n",
+	  "kpmc.conf:2: token 'a_very_long_command': longer than the kernel's 15-character command name" },
+	{ "events instr\nprocess pid=0\n", "kpmc.conf:2: token '0': not a pid (1 to 4194304)" },
+	{ "events instr\nprocess pid=12x\n", "kpmc.conf:2: token '12x': not a pid (1 to 4194304)" },
+	{ "events instr\nprocess pid=4194305\n", "kpmc.conf:2: token '4194305': not a pid (1 to 4194304)" },
+	{ "events instr\nprocess exe=/bin/sh\n",
+	  "kpmc.conf:2: token 'exe': unknown process key (comm, pid, cgroup, user, uid)" },
+	{ "events instr\nprocess stress\n",
+	  "kpmc.conf:2: token 'stress': wants KEY=VALUE (comm=, pid=, cgroup=, user=, uid=)" },
+	{ "events instr\nprocess comm=\n", "kpmc.conf:2: token 'comm=': empty value" },
+	{ "events instr\nprocess cgroup=system.slice\n",
+	  "kpmc.conf:2: token 'system.slice': not a cgroup path (absolute, as /proc/PID/cgroup shows it)" },
+	{ "events instr\nprocess cgroup=/a/../b\n",
+	  "kpmc.conf:2: token '/a/../b': not a cgroup path (absolute, as /proc/PID/cgroup shows it)" },
+	{ "events instr\nprocess user=Root!\n", "kpmc.conf:2: token 'Root!': not a user name" },
+	{ "events instr\nprocess uid=4294967295\n", "kpmc.conf:2: token '4294967295': not a uid (0 to 4294967294)" },
+	{ "events instr\nprocess comm=a comm=b\n", "kpmc.conf:2: token 'comm=b': unexpected after 'process comm=a'" },
+	{ "threads yes\n", "kpmc.conf:1: token 'yes': wants on or off" },
+	{ "grace 86401\n", "kpmc.conf:1: token '86401': not a number of seconds (0 to 86400)" },
+	{ "rescan 99\n", "kpmc.conf:1: token '99': not a number of milliseconds (100 to 600000)" },
+	{ "events instr\ncpus 3-1\n", "kpmc.conf:2: token '3-1': not a CPU list (all, or N and N-M joined by commas)" },
+	{ "events instr\ncpus 0,\n", "kpmc.conf:2: token '0,': not a CPU list (all, or N and N-M joined by commas)" },
+	{ "events instr\ncpus all idle\n", "kpmc.conf:2: token 'idle': only 'noidle' may follow the CPU list" },
+	{ "events instr\nprocess comm=x\ncpus all\n",
+	  "kpmc.conf:3: token 'cpus': process lines given (first on line 2): the kernel counts per thread or per CPU, not both" },
+	{ "events instr\ncpus all\nprocess pid=1\n",
+	  "kpmc.conf:3: token 'process': cpus (system-wide) is on: the kernel counts per CPU or per thread, not both" },
+	{ "# no events\nprocess comm=stress\n", "kpmc.conf:2: token 'process': nothing to count: no 'events' line" },
+	{ "cpus all\n", "kpmc.conf:1: token 'cpus': nothing to count: no 'events' line" },
+	{ "events instr\x01\n", "kpmc.conf:1: token '\\x01': a control character" },
+	{ "events \xc3\xa9v\n", "kpmc.conf:1: token '\\xc3': not ASCII" },
+};
+
+static void test_bad_lines(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(bad[i].text), -1);
+		assert_string_equal(err, bad[i].msg);
+		/* Refused as a whole: nothing half-configured. */
+		assert_int_equal(kpmc_pmda_config_active(&cfg), 0);
+		assert_int_equal(cfg.nsel, 0);
+		assert_int_equal(cfg.events[0], '\0');
+		assert_int_equal(cfg.interval_ms, KPMC_PMDA_DEFAULT_INTERVAL_MS);
+	}
+}
+
+static void test_long_line_and_too_many(void **state)
+{
+	char text[2048 + 64 * 32];
+	size_t n = 0;
+
+	(void)state;
+	memset(text, 'x', 1500);
+	memcpy(text, "events ", 7);
+	text[1500] = '\n';
+	text[1501] = '\0';
+	assert_int_equal(parse(text), -1);
+	assert_string_equal(err, "kpmc.conf:1: token 'events xxxxxxxxx...': line longer than 1023 characters");
+
+	n = (size_t)sprintf(text, "events instr\n");
+	for (int i = 1; i <= KPMC_PMDA_MAX_SELECTORS + 1; i++)
+		n += (size_t)sprintf(text + n, "process pid=%d\n", i);
+	assert_int_equal(parse(text), -1);
+	assert_string_equal(err, "kpmc.conf:66: token 'pid=65': more than 64 process lines");
+}
+
+static void test_counter_names(void **state)
+{
+	char names[KPMC_MAX_COUNTERS][96];
+
+	(void)state;
+	/* arm64: cycles on the fixed pmc0, instr on the first event counter. */
+	assert_int_equal(kpmc_pmda_counter_names("instr,cycles:u", "pmc1=0x8,pmc0,usr0=1,os0=0,tbs=100",
+						 names, KPMC_MAX_COUNTERS), 0);
+	assert_string_equal(names[1], "instr");
+	assert_string_equal(names[0], "cycles:u");
+	assert_string_equal(names[2], "");
+	/* AMD's split modifiers are not counters' events. */
+	assert_int_equal(kpmc_pmda_counter_names("l1d_misses", "pmc0=0x40,umask0=0x1,cmask0=0x0",
+						 names, KPMC_MAX_COUNTERS), 0);
+	assert_string_equal(names[0], "l1d_misses");
+	assert_string_equal(names[1], "");
+	/* Raw: the token names itself. */
+	assert_int_equal(kpmc_pmda_counter_names("pmc0=0x100000000,os0=1,pmc1=0x100000003",
+						 "pmc0=0x100000000,os0=1,pmc1=0x100000003,tbs=100",
+						 names, KPMC_MAX_COUNTERS), 0);
+	assert_string_equal(names[0], "pmc0=0x100000000");
+	assert_string_equal(names[1], "pmc1=0x100000003");
+	/* One pmcN token per event, within the counters, or it is refused. */
+	assert_int_equal(kpmc_pmda_counter_names("instr", "pmc1=0x8,pmc2=0x11", names, KPMC_MAX_COUNTERS), -1);
+	assert_int_equal(kpmc_pmda_counter_names("instr,cycles", "pmc1=0x8", names, KPMC_MAX_COUNTERS), -1);
+	assert_int_equal(kpmc_pmda_counter_names("instr", "pmc16=0x8", names, KPMC_MAX_COUNTERS), -1);
+}
+
+static struct kpmc_record rec(uint8_t kind, uint32_t pid, uint32_t tid, uint64_t c0, uint64_t c1)
+{
+	struct kpmc_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = kind;
+	r.pid = pid;
+	r.tid = tid;
+	r.counter_mask = 0x3;
+	r.counts[0] = c0;
+	r.counts[1] = c1;
+	r.run_ns = c0 * 10;
+	return r;
+}
+
+/* Records are deltas; a process's totals are every thread's sums, kept past its exit. */
+static void test_counts(void **state)
+{
+	struct kpmc_pmda_counts c;
+	struct kpmc_pmda_task *p = NULL, *t;
+	struct kpmc_record r;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	r = rec(KPMC_REC_TBS, 100, 100, 1000, 7);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 50, 1, &p), 0);
+	assert_non_null(p);
+	assert_int_equal(p->id, 100);
+	r = rec(KPMC_REC_TBS, 100, 101, 500, 1);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 51, 1, &p), 0);
+	assert_null(p);		/* not a new process */
+	r = rec(KPMC_REC_TBS, 100, 100, 250, 2);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 52, 1, &p), 0);
+	r = rec(KPMC_REC_EXIT, 100, 101, 4, 0);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 53, 1, &p), 0);
+	t = kpmc_pmda_counts_find(&c.procs, 100);
+	assert_int_equal(t->t.pmc[0], 1754);
+	assert_int_equal(t->t.pmc[1], 10);
+	assert_int_equal(t->t.run_ns, 17540);
+	assert_int_equal(t->t.records, 4);
+	assert_int_equal(t->ended, 0);		/* thread 100 still runs */
+	assert_int_equal(kpmc_pmda_counts_find(&c.threads, 101)->t.pmc[0], 504);
+	assert_int_equal(kpmc_pmda_counts_find(&c.threads, 101)->ended, 53);
+	assert_int_equal(kpmc_pmda_counts_find(&c.threads, 100)->t.pmc[0], 1250);
+	/* A lost record and a memory record: no counts of a thread. */
+	r = rec(KPMC_REC_LOST, 0, 0, 0, 0);
+	r.lost = 9;
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 54, 1, &p), 0);
+	r = rec(KPMC_REC_MEM, 100, 100, 123, 456);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 54, 1, &p), 0);
+	assert_int_equal(c.lost, 9);
+	assert_int_equal(kpmc_pmda_counts_find(&c.procs, 100)->t.pmc[0], 1754);
+	/* The last thread's exit record ends the process with its final totals. */
+	r = rec(KPMC_REC_EXIT, 100, 100, 46, 3);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 60, 1, &p), 0);
+	t = kpmc_pmda_counts_find(&c.procs, 100);
+	assert_int_equal(t->ended, 60);
+	assert_int_equal(t->t.pmc[0], 1800);
+	assert_int_equal(t->t.pmc[1], 13);
+	/* Kept for the grace period (a scrape after the exit sees the final value), then gone. */
+	kpmc_pmda_counts_expire(&c, 60 + 30, 30);
+	assert_non_null(kpmc_pmda_counts_find(&c.procs, 100));
+	c.changed = 0;
+	kpmc_pmda_counts_expire(&c, 60 + 31, 30);
+	assert_null(kpmc_pmda_counts_find(&c.procs, 100));
+	assert_null(kpmc_pmda_counts_find(&c.threads, 101));
+	assert_int_equal(c.changed, 1);
+	/* A process gone from /proc without exit records (lost) ends too. */
+	r = rec(KPMC_REC_TBS, 200, 200, 5, 5);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 70, 0, &p), 0);
+	kpmc_pmda_counts_gone(&c, 200, 71);
+	assert_int_equal(kpmc_pmda_counts_find(&c.procs, 200)->ended, 71);
+	/* Without per-thread metrics the thread entries carry no totals. */
+	assert_int_equal(kpmc_pmda_counts_find(&c.threads, 200)->t.pmc[0], 0);
+	/* Per-CPU records; a CPU past the table is refused. */
+	r = rec(KPMC_REC_CPU, 0, 0, 300, 1);
+	r.cpu = 3;
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 72, 0, &p), 0);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 72, 0, &p), 0);
+	assert_int_equal(c.cpu[3].pmc[0], 600);
+	assert_int_equal(c.cpu_seen[3], 1);
+	r.cpu = 256;
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 72, 0, &p), -1);
+	kpmc_pmda_counts_free(&c);
+}
+
+/* Saved totals come back exactly, for the same configuration only. */
+static void test_state(void **state)
+{
+	char path[] = "/tmp/kpmc-pmda-state-XXXXXX";
+	struct kpmc_pmda_counts a, b;
+	struct kpmc_pmda_task *p;
+	struct kpmc_record r;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	r = rec(KPMC_REC_TBS, 300, 300, 123456789012ull, 42);
+	r.virt_mask = 0x4;
+	r.virt[2] = 77;
+	assert_int_equal(kpmc_pmda_counts_add(&a, &r, 10, 1, &p), 0);
+	strcpy(p->comm, "my prog");	/* a blank in a name survives as '?' */
+	strcpy(p->job, "4711");
+	p->start = 987654;
+	r = rec(KPMC_REC_EXIT, 300, 301, 5, 6);
+	assert_int_equal(kpmc_pmda_counts_add(&a, &r, 11, 1, &p), 0);
+	r = rec(KPMC_REC_LOST, 0, 0, 0, 0);
+	r.lost = 3;
+	assert_int_equal(kpmc_pmda_counts_add(&a, &r, 11, 1, &p), 0);
+	assert_int_equal(kpmc_pmda_state_save(path, "pmc0,pmc1=0x8,tbs=100", &a), 0);
+
+	assert_int_equal(kpmc_pmda_state_load(path, "pmc0,pmc1=0x8,tbs=100", &b), 3);
+	p = kpmc_pmda_counts_find(&b.procs, 300);
+	assert_non_null(p);
+	assert_string_equal(p->comm, "my?prog");
+	assert_string_equal(p->job, "4711");
+	assert_string_equal(p->cgroup, "");
+	assert_int_equal(p->start, 987654);
+	assert_int_equal(p->live_threads, 1);
+	assert_int_equal(p->ended, 0);
+	assert_int_equal(p->t.pmc[0], 123456789017ull);
+	assert_int_equal(p->t.pmc[1], 48);
+	assert_int_equal(p->t.virt[2], 77);
+	assert_int_equal(p->t.records, 2);
+	assert_int_equal(kpmc_pmda_counts_find(&b.threads, 301)->ended, 11);
+	assert_int_equal(b.lost, 3);
+	assert_int_equal(b.counter_mask, 0x3);
+	assert_int_equal(b.virt_mask, 0x4);
+	kpmc_pmda_counts_free(&b);
+
+	/* Another configuration's totals are not these counters': start from zero. */
+	assert_int_equal(kpmc_pmda_state_load(path, "pmc0,tbs=100", &b), 0);
+	assert_int_equal(b.procs.n, 0);
+	/* A malformed file: refused whole. */
+	f = fopen(path, "a");
+	fputs("P 1 2 x\n", f);
+	fclose(f);
+	assert_int_equal(kpmc_pmda_state_load(path, "pmc0,pmc1=0x8,tbs=100", &b), -1);
+	assert_int_equal(b.procs.n, 0);
+	assert_int_equal(b.lost, 0);
+	/* No file: nothing restored. */
+	unlink(path);
+	assert_int_equal(kpmc_pmda_state_load(path, "pmc0,pmc1=0x8,tbs=100", &b), 0);
+	kpmc_pmda_counts_free(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_file),
+		cmocka_unit_test(test_defaults_and_nothing_configured),
+		cmocka_unit_test(test_system_wide_and_raw),
+		cmocka_unit_test(test_bad_lines),
+		cmocka_unit_test(test_long_line_and_too_many),
+		cmocka_unit_test(test_counter_names),
+		cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_state),
+	};
+
+	return cmocka_run_group_tests_name("pmda_config", tests, NULL, NULL);
+}
