@@ -4,21 +4,21 @@
  * every directive read into the exact values, bad lines refused with
  * "FILE:LINE: token 'X': why", which counter counts which configured event;
  * the totals summed from records (pmda/pmda_counts.c) and kept across the
- * agent's restarts (pmda/pmda_state.c). Their sources are
- * included here because this directory's generic rule links the CLI's pure
- * sources only (eventspec.c among them).
+ * agent's restarts (pmda/pmda_state.c), linked as the agent links them.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../pmda/pmda_config.c"
-#include "../../pmda/pmda_counts.c"
-#include "../../pmda/pmda_state.c"
+#include "pmda_config.h"
+#include "pmda_counts.h"
+#include "pmda_state.h"
 
 static struct kpmc_pmda_config cfg;
 static char err[512];
