@@ -2,7 +2,8 @@
 /*
  * kpmc fold: a fold trace folded (fold.c) and told as key=value lines on
  * stdout, PREFIX.csv (the fit per bin), PREFIX.points.csv (the folded
- * samples) and PREFIX.svg drawn by gnuplot; with --model, the model
+ * samples) and PREFIX.svg drawn by gnuplot; with -m, metric expressions
+ * over each bin's rates (PREFIX.metrics.csv); with --model, the model
  * (metricmodel.h) evaluated over the folded rates of each bin, stacked in
  * PREFIX.cpi.svg with MIPS on the second axis. Built as the host program
  * kpmc-fold (it needs GSL, which the arm64 guest's CLI goes without);
@@ -10,7 +11,7 @@
  *
  *   kpmc-fold [-r REGION] [-s SET] [--mad K] [--max-samples N] [--bootstrap B]
  *             [--bins N] [--phases P] [--min-phase W] [--seed S] [--model FILE]
- *             [-o PREFIX] TRACE
+ *             [-m NAME=EXPR]... [-o PREFIX] TRACE
  *
  * Exit status: 0 done, 2 bad options or input (the message names the token),
  * 1 an output could not be written or gnuplot failed.
@@ -27,6 +28,7 @@
 #include "fold.h"
 #include "foldtrace.h"
 #include "gnuplot_quote.h"
+#include "metricexpr.h"
 #include "metricmodel.h"
 
 static const char *prog = "kpmc fold";
@@ -36,6 +38,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: kpmc fold [-r REGION] [-s SET] [--mad K] [--max-samples N] [--bootstrap B]\n"
 		"                 [--bins N] [--phases P] [--min-phase W] [--seed S] [--model FILE]\n"
+		"                 [-m NAME=EXPR]...\n"
 		"                 [-o PREFIX] TRACE\n"
 		"  TRACE           a fold trace (libkpmc's; 'kpmc-fold 1' on its first line)\n"
 		"  -r REGION       the region to fold (default: the trace's only one)\n"
@@ -47,6 +50,8 @@ static void usage(FILE *f)
 		"  --phases P      at most P phases, chosen by a robust BIC (default 4, at most %d)\n"
 		"  --min-phase W   no phase narrower than W of the region's time (default 0.02)\n"
 		"  --seed S        random seed of the sample choice and the bootstrap (default 1)\n"
+		"  -m NAME=EXPR    a metric over each bin's folded rates (counter names as in the\n"
+		"                  trace: their rates per second), PREFIX.metrics.csv (repeatable)\n"
 		"  --model FILE    a CPI-stack or top-down model (share/kpmc/models) evaluated over\n"
 		"                  the folded rates per bin: PREFIX.cpi.csv, PREFIX.cpi.svg\n"
 		"  -o PREFIX       write PREFIX.csv, PREFIX.points.csv, PREFIX.svg (default fold)\n"
@@ -425,6 +430,77 @@ static int draw_model_svg(const struct kpmc_fold_result *r, const struct kpmc_mo
 	return 0;
 }
 
+/* ---- -m: metric expressions over the folded rates ---- */
+
+#define FOLD_MAX_METRICS 8
+
+/* Variables are folded counters (rates per second); vars[] gets their series indices. */
+static int bind_metric(const struct kpmc_metric *m, const struct kpmc_fold_result *r,
+		       size_t *vars)
+{
+	for (unsigned int v = 0; v < kpmc_mexpr_nvars(m->expr); v++) {
+		const char *name = kpmc_mexpr_var(m->expr, v);
+		size_t j;
+
+		for (j = 0; j < r->nseries && strcmp(r->series[j].name, name); j++)
+			;
+		if (j == r->nseries) {
+			fprintf(stderr, "%s: -m %s: '%s' is not a counter of set %d (", prog, m->name,
+				name, r->set);
+			for (j = 0; j < r->nseries; j++)
+				fprintf(stderr, "%s%s", j ? " " : "", r->series[j].name);
+			fprintf(stderr, ")\n");
+			return 2;
+		}
+		vars[v] = j;
+	}
+	return 0;
+}
+
+/* One metric over rate series (rate, or phase_rate when phase) at bin i, or over the means (i < 0). */
+static double metric_at(const struct kpmc_metric *m, const struct kpmc_fold_result *r,
+			const size_t *vars, long i, int phase)
+{
+	double vals[KPMC_MEXPR_MAX_VARS];
+
+	for (unsigned int v = 0; v < kpmc_mexpr_nvars(m->expr); v++) {
+		const struct kpmc_fold_series *sr = &r->series[vars[v]];
+
+		vals[v] = i < 0 ? sr->mean_rate_per_s : phase ? sr->phase_rate[i] : sr->rate[i];
+	}
+	return kpmc_mexpr_eval(m->expr, vals);
+}
+
+static void free_metrics(struct kpmc_metric *ms, unsigned int n)
+{
+	for (unsigned int k = 0; k < n; k++)
+		kpmc_metric_free(&ms[k]);
+}
+
+/* PREFIX.metrics.csv: x0,x1 and per metric its value from the rates and from the phase model. */
+static int write_metrics_csv(const struct kpmc_fold_result *r, const struct kpmc_metric *ms,
+			     unsigned int n, size_t vars[][KPMC_MEXPR_MAX_VARS], const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		return 1;
+	}
+	fprintf(f, "x0,x1");
+	for (unsigned int k = 0; k < n; k++)
+		fprintf(f, ",%s,%s_phase", ms[k].name, ms[k].name);
+	fputc('\n', f);
+	for (unsigned int i = 0; i < r->bins; i++) {
+		fprintf(f, "%.9g,%.9g", (double)i / r->bins, (double)(i + 1) / r->bins);
+		for (unsigned int k = 0; k < n; k++)
+			fprintf(f, ",%.17g,%.17g", metric_at(&ms[k], r, vars[k], i, 0),
+				metric_at(&ms[k], r, vars[k], i, 1));
+		fputc('\n', f);
+	}
+	return close_checked(f, path);
+}
+
 static void print_result(const struct kpmc_fold_result *r)
 {
 	size_t i, j;
@@ -471,12 +547,16 @@ int main(int argc, char **argv)
 	struct kpmc_model m;
 	struct model_bins mb = { 0 };
 	unsigned long v, set = 0;
+	struct kpmc_metric metrics[FOLD_MAX_METRICS];
+	size_t metric_vars[FOLD_MAX_METRICS][KPMC_MEXPR_MAX_VARS];
+	char *metrics_csv = NULL;
+	unsigned int nmetrics = 0;
 	int opt, rc;
 	FILE *f;
 
 	kpmc_fold_opts_init(&o);
 	/* Run as `kpmc fold ...` (argv[0] "fold") or as kpmc-fold. */
-	while ((opt = getopt_long(argc, argv, "r:s:o:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "r:s:o:m:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			region = optarg;
@@ -536,6 +616,19 @@ int main(int argc, char **argv)
 		case 'M':
 			model = optarg;
 			break;
+		case 'm':
+			if (nmetrics == FOLD_MAX_METRICS) {
+				fprintf(stderr, "%s: -m: at most %d metrics\n", prog, FOLD_MAX_METRICS);
+				free_metrics(metrics, nmetrics);
+				return 2;
+			}
+			if (kpmc_metric_parse(optarg, &metrics[nmetrics], err, sizeof(err))) {
+				fprintf(stderr, "%s: -m '%s': %s\n", prog, optarg, err);
+				free_metrics(metrics, nmetrics);
+				return 2;
+			}
+			nmetrics++;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -568,10 +661,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s: %s\n", prog, argv[optind], err);
 		goto out;
 	}
-	/* The model's events must be among the folded counters: checked before any output. */
+	/* The model's and metrics' events must be among the folded counters: checked before any output. */
 	if (model && (rc = eval_model(&m, r, &mb)))
 		goto out;
+	for (unsigned int k = 0; k < nmetrics; k++)
+		if ((rc = bind_metric(&metrics[k], r, metric_vars[k])))
+			goto out;
 	print_result(r);
+	for (unsigned int k = 0; k < nmetrics; k++) {
+		char v[64];
+
+		kpmc_metric_format_value(metric_at(&metrics[k], r, metric_vars[k], -1, 0), v,
+					 sizeof(v));
+		printf("metric name=%s mean=%s\n", metrics[k].name, v);
+	}
 	rc = 1;
 	if (asprintf(&bins_csv, "%s.csv", prefix) < 0 ||
 	    asprintf(&points_csv, "%s.points.csv", prefix) < 0) {
@@ -585,8 +688,13 @@ int main(int argc, char **argv)
 		      write_model_csv(r, &mb, model_csv) ||
 		      draw_model_svg(r, &m, &mb, prefix, model_csv)))
 		goto out;
+	if (nmetrics && (asprintf(&metrics_csv, "%s.metrics.csv", prefix) < 0 ||
+			 write_metrics_csv(r, metrics, nmetrics, metric_vars, metrics_csv)))
+		goto out;
 	rc = 0;
 out:
+	free_metrics(metrics, nmetrics);
+	free(metrics_csv);
 	if (model)
 		kpmc_model_free(&m);
 	free(mb.v);

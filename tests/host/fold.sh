@@ -6,7 +6,8 @@
 # rates within 1%), PREFIX.csv's shape and rates (within 5% of the peak in
 # every bin), PREFIX.points.csv, PREFIX.svg as XML with one panel per
 # counter; --max-samples, -s 1, --model (a two-component stack and MIPS per
-# bin: PREFIX.cpi.csv, PREFIX.cpi.svg), and bad traces, options and models
+# bin: PREFIX.cpi.csv, PREFIX.cpi.svg), -m (metrics per bin equal to the rate
+# columns combined: PREFIX.metrics.csv, metric lines), and bad traces, options and models
 # refused with status 2 and the token named. Prints the time of the default fold (B=200).
 #   tests/host/fold.sh KPMC OUTDIR   (kpmc-fold next to KPMC)
 set -uo pipefail
@@ -166,6 +167,33 @@ ET.parse(sys.argv[2])
 sys.exit(0 if ok else 1)
 EOF
 
+# ---- -m: metrics over each bin's folded rates, exactly the rate columns combined ----
+"$kpmc" fold -m 'ku=INST_RETIRED:k/INST_RETIRED:u' -m 'mips=INST_RETIRED:u/1e6' --bootstrap 20 -o met trace.fold \
+	>met.out 2>met.err || fail "-m exited $?: $(head -c 300 met.err)"
+python3 - met.metrics.csv met.csv met.out <<'EOF' || fail "-m: met.metrics.csv or the metric lines wrong"
+import csv, sys
+m = list(csv.DictReader(open(sys.argv[1])))
+b = list(csv.DictReader(open(sys.argv[2])))
+ok = len(m) == 50 and list(m[0]) == ["x0", "x1", "ku", "ku_phase", "mips", "mips_phase"]
+for mr, br in zip(m, b) if ok else []:
+    u, k = float(br["INST_RETIRED:u_rate_per_s"]), float(br["INST_RETIRED:k_rate_per_s"])
+    up, kp = float(br["INST_RETIRED:u_phase_rate_per_s"]), float(br["INST_RETIRED:k_phase_rate_per_s"])
+    # The CSV's rates are rounded to 9 digits: the metrics agree to 1e-8.
+    for got, want in ((mr["ku"], k / u), (mr["ku_phase"], kp / up), (mr["mips"], u / 1e6),
+                      (mr["mips_phase"], up / 1e6)):
+        if abs(float(got) - want) > 1e-8 * abs(want):
+            ok = False
+            print("fold.sh: metric row", mr, "want", want)
+kv = lambda l: dict(f.split("=", 1) for f in l.split()[1:])
+means = {kv(l)["name"]: float(kv(l)["mean"]) for l in open(sys.argv[3]) if l.startswith("metric ")}
+rates = {kv(l)["name"]: float(kv(l)["mean_rate_per_s"]) for l in open(sys.argv[3]) if l.startswith("counter ")}
+want = {"ku": rates["INST_RETIRED:k"] / rates["INST_RETIRED:u"], "mips": rates["INST_RETIRED:u"] / 1e6}
+if set(means) != set(want) or any(abs(means[n] - want[n]) > 1e-8 * want[n] for n in want):
+    ok = False
+    print("fold.sh: metric lines", means, "want", want)
+sys.exit(0 if ok else 1)
+EOF
+
 # ---- refusals: status 2, the token named ----
 refused() {	# WANT-STDERR ARGS...: kpmc fold ARGS exits 2 with that line on stderr
 	local want=$1
@@ -188,6 +216,10 @@ refused "kpmc fold: trace.fold: set 2 has no counter line in the trace" -s 2 tra
 refused "kpmc fold: nosuch.fold: No such file or directory" nosuch.fold
 refused "kpmc fold: --model cortex_a57_cpi: model cortex_a57_cpi needs event INST_RETIRED, which was not counted (set 0 counts: INST_RETIRED:u INST_RETIRED:k)" \
 	--model "$top/share/kpmc/models/cortex_a57_cpi.model" trace.fold
+refused "kpmc fold: -m 'x=INST_RETIRED:k/': expected an operand after '/' at column 18 (end of expression)" \
+	-m 'x=INST_RETIRED:k/' trace.fold
+refused "kpmc fold: -m x: 'CPU_CYCLES' is not a counter of set 0 (INST_RETIRED:u INST_RETIRED:k)" \
+	-m 'x=CPU_CYCLES/INST_RETIRED:u' trace.fold
 
 if [ ${#fails[@]} -eq 0 ]; then
 	echo "fold: kpmc fold of 500 instances (B=200, 2 counters, SVG included) in ${secs}s; outputs as expected"
