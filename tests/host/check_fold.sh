@@ -6,7 +6,8 @@
 # Folds both with `kpmc fold` (PREFIX_coarse.*, PREFIX_fine.*: its output,
 # CSVs and SVG plot) and prints one verdict line per criterion, "PASS NAME:
 # why" or "FAIL NAME: why" (each counted as a test by the caller):
-#   fold_outliers_named         exactly the 5 calls made slow on purpose (call % 101 == 50)
+#   fold_outliers_named         the 5 calls made slow on purpose (call % 101 == 50), named,
+#                               and at most 5 others, each beyond median ± 3 MAD
 #                               excluded, each named with its thread, in both folds
 #   fold_user_breakpoint        a breakpoint of the user-instruction rate at 0.40 +- 0.02
 #                               of region time (coarse fold)
@@ -118,9 +119,15 @@ for m in ("coarse", "fine"):
     ex = [kv for k, kv in out[m] if k == "excluded"]
     calls = sorted(int(kv["call"]) for kv in ex)
     named = all(kv.get("tid") in tids[m] for kv in ex)
+    # Besides the slow calls, an invocation the kernel really lengthened
+    # (PREEMPT_RT: softirq or RCU work charged to the thread, 46% longer once)
+    # is an outlier too: at most 5 (1%), each beyond median + 3 MAD.
+    extra = [kv for kv in ex if int(kv["call"]) not in slow]
+    extra_ok = len(extra) <= 5 and all(
+        abs(float(kv["duration_ns"]) - float(kv["median_ns"])) > 3 * float(kv["mad_ns"]) for kv in extra)
     fine_head = len(head) == 1 and head[0].get("instances") == "505" and \
-        head[0].get("used") == "500" and head[0].get("excluded") == "5"
-    good = good and calls == slow and named and fine_head
+        head[0].get("excluded") == str(len(ex)) and head[0].get("used") == str(505 - len(ex))
+    good = good and set(slow) <= set(calls) and extra_ok and named and fine_head
     whys.append("%s: %s, excluded calls %s (tid %s)" % (
         m, " ".join("%s=%s" % (k, head[0].get(k)) for k in ("instances", "used", "excluded"))
         if head else "no fold line", calls, ",".join(sorted({kv.get("tid", "?") for kv in ex}))))

@@ -169,8 +169,9 @@ int main(int argc, char **argv)
 	char config[256];
 	int fine, i, err;
 
-	if (argc < 2 || argc > 3 || (strcmp(argv[1], "coarse") && strcmp(argv[1], "fine"))) {
-		fprintf(stderr, "usage: twophase coarse|fine [TRACE]\n");
+	if ((argc != 2 && argc != 3 && argc != 5) ||
+	    (strcmp(argv[1], "coarse") && strcmp(argv[1], "fine"))) {
+		fprintf(stderr, "usage: twophase coarse|fine [TRACE [SPIN_ITERS SYS_CALLS]]\n");
 		return 2;
 	}
 	fine = !strcmp(argv[1], "fine");
@@ -179,6 +180,21 @@ int main(int argc, char **argv)
 	/* Half the region's own cost (its reads) falls before the spin, half after the calls. */
 	spin_iters = (uint64_t)(SPIN_SHARE * REGION_LEN - region / 2.0) / 2;
 	sys_calls = (uint64_t)(((1 - SPIN_SHARE) * REGION_LEN - region / 2.0) / per_sys + 0.5);
+	/*
+	 * Sizes given: those of an earlier run (the fine run takes the coarse
+	 * run's: a calibration may differ by a getppid call between runs).
+	 */
+	if (argc == 5) {
+		char *end1, *end2;
+
+		spin_iters = strtoull(argv[3], &end1, 10);
+		sys_calls = strtoull(argv[4], &end2, 10);
+		if (*end1 || *end2 || !spin_iters || !sys_calls) {
+			fprintf(stderr, "twophase: sizes '%s' '%s': want two positive integers\n",
+				argv[3], argv[4]);
+			return 2;
+		}
+	}
 	printf("twophase calibration getppid_user=%" PRIu64 " getppid_kernel=%" PRIu64
 	       " empty_region_ns=%" PRIu64 "\n", sys.user, sys.kernel, region);
 	if (fine)
@@ -218,7 +234,7 @@ int main(int argc, char **argv)
 		die("kpmc_stop (or KPMC_FOLD_TRACE)", err);
 	printf("twophase stats records=%" PRIu64 " samples=%" PRIu64 " lost=%" PRIu64
 	       " unattributable=%" PRIu64 "\n", ss.records, ss.samples, ss.lost, ss.unattributable);
-	if (argc == 3) {
+	if (argc >= 3) {
 		FILE *f = fopen(argv[2], "w");
 		long n;
 
