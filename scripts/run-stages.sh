@@ -7,6 +7,7 @@
 #   scripts/run-stages.sh JOBS TARGET...
 # Stages are started in the order given (put the slow ones first). Exit
 # status: 0; the stages' result files decide (scripts/test-summary.sh).
+# Ends with every stage's failed verdicts, by stage.
 set -uo pipefail
 jobs=${1:?usage: run-stages.sh JOBS TARGET...}
 shift
@@ -44,4 +45,12 @@ for t in "$@"; do
 done
 reap 1
 wait
+# The failed verdicts again, last: a long run's output is often read from
+# its end only (CI keeps the tail), where they must not be missing.
+fails=$(grep -aHE '(^|: )FAIL ' "$logs"/*.out | grep -av 'KPMC-TEST: FAIL' |
+	sed "s|^$logs/||; s|\.out:| |" | cut -c1-400 | head -n 40)
+if [ -n "$fails" ]; then
+	echo "==== failed verdicts, by stage ===="
+	printf '%s\n' "$fails"
+fi
 exit 0

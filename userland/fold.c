@@ -47,6 +47,11 @@
 #define IRLS_ROUNDS 4
 /* How far (region time) the robust fit moves a breakpoint of the first pass (to 1/100 of it). */
 #define BP_REACH 0.02
+/* Points per block of the local noise scale (at least), and blocks at most. */
+#define LOCAL_BLOCK 25
+#define LOCAL_BLOCKS_MAX 20
+/* A block's scale is at least this fraction of the global one (weights stay in GSL's range). */
+#define LOCAL_FLOOR 0.01
 
 void kpmc_fold_opts_init(struct kpmc_fold_opts *o)
 {
@@ -330,6 +335,7 @@ struct hinge {
 
 struct hinge_work {
 	double *X, *t, *w, *r;		/* n x (1 + phases) design, target, weights, residuals */
+	double *sig;			/* each point's local noise scale, for BIC */
 	gsl_multifit_linear_workspace *ws;
 };
 
@@ -433,6 +439,33 @@ static double noise_scale(const double *r, size_t n, double *tmp)
 	return s > SEG_SIGMA_FLOOR ? s : SEG_SIGMA_FLOOR;
 }
 
+/*
+ * Each point's noise scale from the residuals r (points sorted by x): the
+ * scaled MAD of its block of about LOCAL_BLOCK neighbours. A folded
+ * cumulative curve's noise is not uniform: where a counter counts, the
+ * instances' spread of duration scatters its points (for a user spin,
+ * 10 to 30 times more than where it has stopped counting), and one global
+ * scale would let a phase buy that scatter as structure.
+ */
+static void local_scale(const double *r, size_t n, double *sig, double *tmp)
+{
+	size_t nblk = n / LOCAL_BLOCK;
+
+	if (nblk < 1)
+		nblk = 1;
+	if (nblk > LOCAL_BLOCKS_MAX)
+		nblk = LOCAL_BLOCKS_MAX;
+	double floor = LOCAL_FLOOR * noise_scale(r, n, tmp);
+
+	for (size_t b = 0; b < nblk; b++) {
+		size_t lo = b * n / nblk, hi = (b + 1) * n / nblk;
+		double s = fmax(noise_scale(r + lo, hi - lo, tmp), floor);
+
+		for (size_t i = lo; i < hi; i++)
+			sig[i] = s;
+	}
+}
+
 /* Huber's loss of a residual in units of the noise scale. */
 static double huber(double u)
 {
@@ -454,8 +487,6 @@ static int hinge_robust(struct hinge *h, const double *x, const double *y, size_
 	for (i = 0; i < n; i++)
 		hw->w[i] = 1;
 	for (int round = 0; round < IRLS_ROUNDS; round++) {
-		double sigma;
-
 		for (unsigned int j = 1; j < h->k && round % 2 == 0; j++) {
 			double reach = BP_REACH, step = BP_REACH / 10;
 
@@ -480,11 +511,11 @@ static int hinge_robust(struct hinge *h, const double *x, const double *y, size_
 		}
 		if (hinge_fit(h, x, y, n, hw) < 0)
 			return -1;
-		sigma = noise_scale(hw->r, n, tmp);
+		local_scale(hw->r, n, hw->sig, tmp);
 		for (i = 0; i < n; i++) {
-			double u = fabs(hw->r[i]) / sigma;
+			double u = fabs(hw->r[i]) / hw->sig[i];
 
-			hw->w[i] = u <= HUBER_K ? 1 : HUBER_K / u;
+			hw->w[i] = (u <= HUBER_K ? 1 : HUBER_K / u) / (hw->sig[i] * hw->sig[i]);
 		}
 	}
 	return hinge_fit(h, x, y, n, hw) < 0 ? -1 : 0;
@@ -494,10 +525,11 @@ static int hinge_robust(struct hinge *h, const double *x, const double *y, size_
  * Phases of the points (x sorted): for each number of phases k the first
  * pass's split, turned into the continuous model (breakpoints where the
  * first pass's lines meet) and fitted robustly; the k of the least robust
- * BIC: 2 sum Huber(r / sigma) + (2k + 1) log n (k - 1 breakpoints, k
- * slopes, the intercept, the scale), sigma the MAD of the residuals of the model with
- * the most phases (a timer tick's few late points cost linearly, and so
- * cannot buy a phase as they would in a Gaussian likelihood). A model with
+ * BIC: 2 sum Huber(r_i / sigma_i) + (2k + 1) log n (k - 1 breakpoints, k
+ * slopes, the intercept, the scale), sigma_i the local MAD of the residuals
+ * of the model with the most phases around point i (a timer tick's few late
+ * points cost linearly, and so cannot buy a phase as they would in a
+ * Gaussian likelihood). A model with
  * a phase narrower than minw is not a candidate.
  */
 static int choose_phases(const double *x, const double *y, size_t n, unsigned int maxk,
@@ -506,7 +538,7 @@ static int choose_phases(const double *x, const double *y, size_t n, unsigned in
 	size_t bps[KPMC_FOLD_MAX_PHASES + 1][KPMC_FOLD_MAX_PHASES];
 	int ok[KPMC_FOLD_MAX_PHASES + 1];
 	struct hinge cand[KPMC_FOLD_MAX_PHASES + 1];
-	double sigma = 0, bestbic = INFINITY;
+	double bestbic = INFINITY;
 	unsigned int k, j, top = 1;
 	size_t i;
 
@@ -549,7 +581,7 @@ static int choose_phases(const double *x, const double *y, size_t n, unsigned in
 	}
 	/* The scale from the richest model: it holds whatever structure the data has. */
 	hinge_fit(&cand[top], x, y, n, hw);
-	sigma = noise_scale(hw->r, n, tmp);
+	local_scale(hw->r, n, hw->sig, tmp);
 	for (k = 1; k <= top; k++) {
 		double loss = 0, bic;
 
@@ -558,7 +590,7 @@ static int choose_phases(const double *x, const double *y, size_t n, unsigned in
 		if (hinge_fit(&cand[k], x, y, n, hw) < 0)
 			return -1;
 		for (i = 0; i < n; i++)
-			loss += huber(hw->r[i] / sigma);
+			loss += huber(hw->r[i] / hw->sig[i]);
 		bic = 2 * loss + (2.0 * k + 1) * log((double)n);
 		if (bic < bestbic) {
 			bestbic = bic;
@@ -590,8 +622,9 @@ static int phases(struct kpmc_fold_series *s, const struct kpmc_fold_opts *o, do
 		hw.t = malloc(n * sizeof(double));
 		hw.w = malloc(n * sizeof(double));
 		hw.r = malloc(n * sizeof(double));
+		hw.sig = malloc(n * sizeof(double));
 		hw.ws = gsl_multifit_linear_alloc(n, KPMC_FOLD_MAX_PHASES + 1);
-		if (!hw.X || !hw.t || !hw.w || !hw.r || !hw.ws ||
+		if (!hw.X || !hw.t || !hw.w || !hw.r || !hw.sig || !hw.ws ||
 		    choose_phases(x, y, n, o->max_phases, o->min_phase, &h, &hw, tmp))
 			goto out;
 	}
@@ -607,6 +640,7 @@ out:
 	free(hw.t);
 	free(hw.w);
 	free(hw.r);
+	free(hw.sig);
 	if (hw.ws)
 		gsl_multifit_linear_free(hw.ws);
 	return rc;
