@@ -22,6 +22,10 @@ echo "$label: guest ran $(($(date +%s) - start)) s"
 tr -d '\r' <"$work/guest.log" >"$work/guest.clean.log"
 log=$work/guest.clean.log
 grep -a '^KPMC-TEST: ' "$log" | sed "s/^KPMC-TEST: /$label: /"
+# Where the guest's time went (tests/guest/run-all.sh's KPMC-TIME lines).
+slow=$(grep -a '^KPMC-TIME ' "$log" | sort -k3 -rn | head -n 6 |
+	awk '{ printf "%s%s %s", sep, $2, $3; sep = ", " }')
+[ -n "$slow" ] && echo "$label: slowest test files (guest s): $slow"
 passed=$(grep -ac '^KPMC-TEST: PASS ' "$log")
 failed=$(grep -ac '^KPMC-TEST: FAIL ' "$log")
 

@@ -14,6 +14,14 @@ case $arch in aarch64) name=arm64 ;; *) name=x86 ;; esac
 # kpmc.tier=smoke: a few minutes' check of a module built elsewhere (the
 # DKMS-built one of scripts/test-packages.sh): load/unload, the basics.
 # kpmc.fuzz=OPS[,SEED] (make fuzz): the stateful fuzzer only.
+# run_test FILE: source one test file; its guest time goes to the log
+# (KPMC-TIME NAME SECONDS) for scripts/run-guest-tests.sh's slowest-tests line.
+run_test() {
+	rt_name=$(basename "$1" .sh)
+	rt_t0=$(cut -d' ' -f1 /proc/uptime)
+	. "$1"
+	echo "KPMC-TIME $rt_name $(awk -v t0="$rt_t0" '{ printf "%.1f", $1 - t0 }' /proc/uptime)"
+}
 fuzz=$(sed -n 's/.*kpmc\.fuzz=\([0-9,]*\).*/\1/p' /proc/cmdline)
 if [ -n "$fuzz" ]; then
 	. "$dir/fuzz.sh"
@@ -22,18 +30,18 @@ if [ -n "$fuzz" ]; then
 	fuzz_run "${fuzz%%,*}" "$seed"
 elif grep -q 'kpmc.tier=smoke' /proc/cmdline; then
 	for t in "$dir"/t_common_robustness.sh "$dir"/t_x86_nopmu.sh "$dir"/t_arm64_1_counting.sh; do
-		case $t in *_x86_*) [ $name = x86 ] ;; *_arm64_*) [ $name = arm64 ] ;; esac && . "$t"
+		case $t in *_x86_*) [ $name = x86 ] ;; *_arm64_*) [ $name = arm64 ] ;; esac && run_test "$t"
 	done
 elif grep -q 'kpmc.tier=patched' /proc/cmdline; then
 	if [ "$ncpu" -gt 1 ]; then
-		for t in "$dir"/t_patched_smp_*.sh; do . "$t"; done
+		for t in "$dir"/t_patched_smp_*.sh; do run_test "$t"; done
 	else
-		for t in "$dir"/t_common_*.sh "$dir"/t_${name}_*.sh "$dir"/t_patched_${name}_*.sh; do [ -f "$t" ] && . "$t"; done
+		for t in "$dir"/t_common_*.sh "$dir"/t_${name}_*.sh "$dir"/t_patched_${name}_*.sh; do [ -f "$t" ] && run_test "$t"; done
 	fi
 elif [ "$ncpu" -gt 1 ]; then
-	for t in "$dir"/t_smp_*.sh; do . "$t"; done
+	for t in "$dir"/t_smp_*.sh; do run_test "$t"; done
 else
-	for t in "$dir"/t_common_*.sh "$dir"/t_${name}_*.sh; do . "$t"; done
+	for t in "$dir"/t_common_*.sh "$dir"/t_${name}_*.sh; do run_test "$t"; done
 fi
 lsmod | grep -q '^kpmc ' && rmmod kpmc
 # Leak reports are printed at unload; the host's log check sees them.
