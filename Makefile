@@ -22,9 +22,14 @@ CROSS_arm64 := aarch64-linux-gnu-
 CROSS_x86_64 :=
 # libkpmc as the guest programs link it (static, with libpfm4).
 LIBKPMC_SRCS := $(addprefix userland/,libkpmc/libkpmc.c libkpmc/attrib.c libkpmc/memsample.c libkpmc/foldtrace_write.c libkpmc/regionmetric.c eventspec.c pfm_events.c memaccess.c \
-	metricexpr.c)
+	metricexpr.c libkpmc/funcregion.c)
+LIBKPMC_LIBS := -lpfm -lelf -lz -lpthread
 # Call-stack tests (callchain): frame records in every function, calls kept calls.
 STACK_CFLAGS := -fno-omit-frame-pointer -fno-optimize-sibling-calls
+# twophase_fn: twophase's region "work" from the function's entry and exit
+# (KPMC_FOLD_FUNCTIONS=work), its own file instrumented, not libkpmc's; spin.h's
+# inline loops are not (their hooks would cost every getppid instructions).
+FN_CFLAGS := -finstrument-functions -finstrument-functions-exclude-file-list=spin.h
 PROGS := fmtcheck loop runas perfhold wakeups ringloss mmapring spawnmany forktree yield sleepyield loopsleep ampmix perfcount spinsleep cpuhop forkstorm memobjects memcheck
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
@@ -44,7 +49,7 @@ module:
 	scripts/build-module.sh $(or $(ARCH),$(shell uname -m | sed 's/aarch64/arm64/')) $(BUILD)/custom $(KDIR)
 
 userland:
-	$(MAKE) -C userland OUT=$(BUILD)/host CC=gcc all top lib flame fold
+	$(MAKE) -C userland OUT=$(BUILD)/host CC=gcc all top lib flame fold foldlib
 	$(MAKE) -C userland OUT=$(BUILD)/arm64/bin CC="$(CROSS_arm64)gcc" \
 		LDFLAGS="-Wl,-rpath-link=/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu"
 	$(MAKE) -C userland OUT=$(BUILD)/x86_64/bin CC="gcc"
@@ -66,8 +71,13 @@ progs:
 			-Iinclude -g -o $(BUILD)/$$a/progs/callchain tests/progs/callchain.c || exit 1; \
 		for p in regions fastpath libkpmc_more selffork memlib twophase regionmetric; do \
 			$$cc -static $(USER_CFLAGS) -Iinclude -Iuserland -Iuserland/libkpmc/include -o $(BUILD)/$$a/progs/$$p \
-				tests/progs/$$p.c $(LIBKPMC_SRCS) -lpfm -lpthread || exit 1; \
+				tests/progs/$$p.c $(LIBKPMC_SRCS) $(LIBKPMC_LIBS) || exit 1; \
 		done; \
+		$$cc $(USER_CFLAGS) -Iinclude -Iuserland/libkpmc/include -DTWOPHASE_FUNCTION_REGIONS $(FN_CFLAGS) \
+			-c -o $(BUILD)/$$a/progs/twophase_fn.o tests/progs/twophase.c || exit 1; \
+		$$cc -static $(USER_CFLAGS) -Iinclude -Iuserland -Iuserland/libkpmc/include -o $(BUILD)/$$a/progs/twophase_fn \
+			$(BUILD)/$$a/progs/twophase_fn.o $(LIBKPMC_SRCS) $(LIBKPMC_LIBS) || exit 1; \
+		rm -f $(BUILD)/$$a/progs/twophase_fn.o; \
 	done
 
 # The guest's root tree: module, CLI, test programs, guest test scripts.
@@ -238,7 +248,7 @@ test: deps
 	@scripts/run-stages.sh 2 $(GUEST_STAGES)
 	@scripts/test-summary.sh $(BUILD)/unit/result $(BUILD)/host-tests/result $(GUEST_RESULTS)
 
-# Debian packages (kpmc-dkms, kpmc, libkpmc0, libkpmc-dev) into build/deb/, and
+# Debian packages (kpmc-dkms, kpmc, libkpmc0, libkpmcfold1, libkpmc-dev) into build/deb/, and
 # the test of them as users install them (bookworm and trixie chroots, DKMS,
 # the DKMS-built module's guest smoke suite): build/packages/result.
 .PHONY: deb test-packages

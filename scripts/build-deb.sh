@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Debian packages of kpmc (kpmc-dkms, kpmc, libkpmc0, libkpmc-dev) with
+# Debian packages of kpmc (kpmc-dkms, kpmc, libkpmc0, libkpmcfold1, libkpmc-dev) with
 # dpkg-buildpackage, built from a copy of the working tree (tracked files and
 # untracked ones git does not ignore) so that nothing lands in the sources.
 #   scripts/build-deb.sh OUTDIR        .debs and .buildinfo/.changes in OUTDIR

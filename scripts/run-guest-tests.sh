@@ -30,6 +30,22 @@ passed=$(grep -ac '^KPMC-TEST: PASS ' "$log")
 failed=$(grep -ac '^KPMC-TEST: FAIL ' "$log")
 
 extra=0
+# host_verdicts CHECK NAME RES: a host check's "PASS|FAIL CRITERION: why"
+# lines (RES) as this run's, each counted; none at all is CHECK's failure.
+host_verdicts() {
+	local np nf
+	np=$(printf '%s\n' "$3" | grep -c '^PASS ')
+	nf=$(printf '%s\n' "$3" | grep -c '^FAIL ')
+	printf '%s\n' "$3" | grep -E '^(PASS|FAIL) ' | while IFS= read -r l; do
+		echo "$label: ${l%%:*} ($2):${l#*:}"
+	done
+	if [ "$np" -eq 0 ] && [ "$nf" -eq 0 ]; then
+		echo "$label: FAIL $1 ($2): no verdict: $(printf '%s\n' "$3" | tail -n 2 | tr '\n' ' ')"
+		nf=1
+	fi
+	passed=$((passed + np))
+	extra=$((extra + nf))
+}
 if [ $boot_rc -ne 0 ]; then
 	echo "$label: FAIL guest: no clean end (timeout, hang or panic)"
 	extra=$((extra + 1))
@@ -117,17 +133,16 @@ if grep -aq '^KPMC-ARTIFACT ' "$log"; then
 		name=${name#foldtrace_}
 		res=$("$top/tests/host/check_fold.sh" "$co" "${co%_coarse.txt}_fine.txt" \
 			"$work/artifacts/fold_$name" 2>&1)
-		np=$(printf '%s\n' "$res" | grep -c '^PASS ')
-		nf=$(printf '%s\n' "$res" | grep -c '^FAIL ')
-		printf '%s\n' "$res" | grep -E '^(PASS|FAIL) ' | while IFS= read -r l; do
-			echo "$label: ${l%%:*} ($name):${l#*:}"
-		done
-		if [ "$np" -eq 0 ] && [ "$nf" -eq 0 ]; then
-			echo "$label: FAIL fold_check ($name): no verdict: $(printf '%s\n' "$res" | tail -n 2 | tr '\n' ' ')"
-			nf=1
-		fi
-		passed=$((passed + np))
-		extra=$((extra + nf))
+		host_verdicts fold_check "$name" "$res"
+	done
+	# Fold traces of regions from function entry and exit (foldfunc_NAME.txt):
+	# tests/host/check_foldfunc.sh's criteria, a verdict each.
+	for ff in "$work"/artifacts/foldfunc_*.txt; do
+		[ -e "$ff" ] || continue
+		name=$(basename "$ff" .txt)
+		name=${name#foldfunc_}
+		res=$("$top/tests/host/check_foldfunc.sh" "$ff" "$work/artifacts/foldfunc_fold_$name" 2>&1)
+		host_verdicts foldfunc_check "$name" "$res"
 	done
 fi
 if [ $((passed + failed)) -eq 0 ]; then

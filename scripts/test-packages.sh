@@ -49,7 +49,7 @@ if [ "${1:-}" = --in-chroot ]; then
 		res FAIL install-pre "apt-get install gcc libc6-dev openssl failed"
 	s=$(date +%s)
 	if apt-get install -y -q --no-install-recommends "$debs"/kpmc-dkms_*_all.deb "$debs"/kpmc_*_amd64.deb \
-		"$debs"/libkpmc0_*_amd64.deb "$debs"/libkpmc-dev_*_amd64.deb "${hdrs[@]}" \
+		"$debs"/libkpmc0_*_amd64.deb "$debs"/libkpmcfold1_*_amd64.deb "$debs"/libkpmc-dev_*_amd64.deb "${hdrs[@]}" \
 		>"$out/install.log" 2>&1; then
 		res PASS install "$(($(date +%s) - s)) s"
 	else
@@ -121,14 +121,48 @@ C
 	else
 		res FAIL pkg-config "$(tail -n 3 "$out/pkgconfig.txt" | tr '\n' ' ')"
 	fi
+	# The fold library the same way: its header, its pkg-config file, a fold
+	# of a small trace (four instances, one sample each, one counter).
+	cat >/tmp/folduser.c <<'C'
+#include <stdio.h>
+#include <kpmc/fold.h>
+int main(void)
+{
+	static const char trace[] = "kpmc-fold 1\ncounter 0 0 instr\n"
+		"instance r 1 0 0 1000 100\ninstance r 1 1 0 1000 100\n"
+		"instance r 1 2 0 1100 110\ninstance r 1 3 0 900 90\n"
+		"sample r 1 0 0 500 50\nsample r 1 1 0 250 25\nsample r 1 2 0 550 55\nsample r 1 3 0 675 67\n";
+	struct kpmc_fold_trace *t;
+	struct kpmc_fold_result *r;
+	struct kpmc_fold_opts o;
+	char err[256];
+	FILE *f = fmemopen((void *)trace, sizeof(trace) - 1, "r");
+
+	kpmc_fold_opts_init(&o);
+	if (!f || kpmc_fold_trace_parse(f, "trace", &t, err, sizeof(err)) ||
+	    kpmc_fold(t, NULL, 0, &o, &r, err, sizeof(err))) {
+		printf("fold failed: %s\n", err);
+		return 1;
+	}
+	printf("folded %zu instances, %zu samples\n", r->used, r->samples);
+	return r->used == 4 && r->samples == 4 ? 0 : 1;
+}
+C
+	if gcc $(pkg-config --cflags libkpmcfold) -o /tmp/folduser /tmp/folduser.c $(pkg-config --libs libkpmcfold) >"$out/pkgconfig-fold.txt" 2>&1 &&
+		/tmp/folduser >>"$out/pkgconfig-fold.txt" 2>&1 && ldd /tmp/folduser >>"$out/pkgconfig-fold.txt" 2>&1 &&
+		grep -q 'libkpmcfold.so.1 => /' "$out/pkgconfig-fold.txt"; then
+		res PASS pkg-config-fold "libkpmcfold $(pkg-config --modversion libkpmcfold): $(head -n 1 "$out/pkgconfig-fold.txt")"
+	else
+		res FAIL pkg-config-fold "$(tail -n 3 "$out/pkgconfig-fold.txt" | tr '\n' ' ')"
+	fi
 	# Removal leaves nothing behind.
-	apt-get remove --purge -y -q kpmc-dkms kpmc libkpmc0 libkpmc-dev >"$out/remove.log" 2>&1 ||
+	apt-get remove --purge -y -q kpmc-dkms kpmc libkpmc0 libkpmcfold1 libkpmc-dev >"$out/remove.log" 2>&1 ||
 		res FAIL purge "apt-get remove --purge failed (remove.log)"
 	left=$(
 		ls -d /usr/src/kpmc-* /var/lib/dkms/kpmc 2>/dev/null
 		find /lib/modules /usr/lib/modules -name 'kpmc*.ko*' 2>/dev/null
 		dpkg -l 'kpmc*' 'libkpmc*' 2>/dev/null | awk '/^[a-z][a-z] / && $1 != "un" { print "dpkg: " $1 " " $2 }'
-		ls /usr/bin/kpmc /usr/bin/kpmc-top /usr/include/kpmc.h /usr/lib/*/libkpmc* /usr/lib/*/pkgconfig/libkpmc.pc 2>/dev/null
+		ls /usr/bin/kpmc /usr/bin/kpmc-top /usr/include/kpmc.h /usr/include/kpmc /usr/lib/*/libkpmc* /usr/lib/*/pkgconfig/libkpmc*.pc 2>/dev/null
 	)
 	if [ -z "$left" ]; then
 		res PASS purge "nothing left"

@@ -2,7 +2,8 @@
 # Host tests of the CLI's output forms: a generated record stream, formatted
 # by kpmc -R as table, CSV and JSON, checked by check_outputs.py; kpmc-top
 # showing the same stream in tmux; the man pages against the usage texts;
-# libkpmc's exports and links; call stacks (stacks.sh); folding (fold.sh).
+# libkpmc's exports and links; call stacks (stacks.sh); folding (fold.sh) and
+# the fold library (foldlib.sh).
 #   tests/host/run.sh KPMC OUTDIR  -> OUTDIR/result "PASSED FAILED"
 set -uo pipefail
 kpmc=${1:?usage: run.sh KPMC OUTDIR}
@@ -56,6 +57,12 @@ else
 fi
 # Folding: kpmc fold (kpmc-fold, GSL, gnuplot) on a trace of known truth.
 if "$top/tests/host/fold.sh" "$kpmc" "$out/fold"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+fi
+# The same folding as a library call: libkpmcfold's exports, and its result equal to kpmc fold's.
+if "$top/tests/host/foldlib.sh" "$kpmc" "$out/foldlib"; then
 	passed=$((passed + 1))
 else
 	failed=$((failed + 1))

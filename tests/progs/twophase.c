@@ -31,6 +31,11 @@
  * trace goes to TRACE (kpmc_fold_trace_write) and, by libkpmc itself, to
  * $KPMC_FOLD_TRACE at kpmc_stop(). Prints "twophase KEY=VALUE ..." lines:
  * the calibration, the sizes, the session's sample statistics.
+ *
+ * Built with -DTWOPHASE_FUNCTION_REGIONS and -finstrument-functions
+ * (twophase_fn, tests/guest/t_arm64_23_foldfunc.sh), it marks no region:
+ * the calls of work() are region "work" through KPMC_FOLD_FUNCTIONS=work,
+ * libkpmc's function hooks, with the same sizes and sampling.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -69,6 +74,16 @@ static void syscalls(unsigned long n)
 {
 	while (n--)
 		getppid_syscall();
+}
+
+/*
+ * One call of the region: its own function, so that its entry and exit can
+ * be the region's (twophase_fn), never inlined or cloned into another.
+ */
+static void __attribute__((noinline, noclone)) work(uint64_t spin_iters, uint64_t sys_calls)
+{
+	spin(spin_iters);
+	syscalls(sys_calls);
 }
 
 static void die(const char *what, int err)
@@ -175,6 +190,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	fine = !strcmp(argv[1], "fine");
+#ifdef TWOPHASE_FUNCTION_REGIONS
+	if (!getenv("KPMC_FOLD_FUNCTIONS")) {
+		fprintf(stderr, "twophase: built for function regions: set KPMC_FOLD_FUNCTIONS=work\n");
+		return 2;
+	}
+#endif
 	calibrate(&sys, &region);
 	per_sys = sys.user + sys.kernel;
 	/* Half the region's own cost (its reads) falls before the spin, half after the calls. */
@@ -219,12 +240,15 @@ int main(int argc, char **argv)
 			scale = SLOW_FACTOR;
 		s = (uint64_t)(scale * (double)spin_iters);
 		k = (uint64_t)(scale * (double)sys_calls);
+#ifdef TWOPHASE_FUNCTION_REGIONS
+		work(s, k);
+#else
 		if (kpmc_region_begin("work"))
 			die("kpmc_region_begin", -EINVAL);
-		spin(s);
-		syscalls(k);
+		work(s, k);
 		if (kpmc_region_end("work"))
 			die("kpmc_region_end", -EINVAL);
+#endif
 	}
 	err = kpmc_sample_stats(&ss);
 	if (err)

@@ -632,6 +632,14 @@ static void forget_samples(void)
 	pthread_mutex_unlock(&rec_lock);
 }
 
+/*
+ * Weak: the hooks (funcregion.c) are in a program only when it is built
+ * with -finstrument-functions (libkpmc.a pulls funcregion.o for its
+ * __cyg_profile_func_enter), and source lists that name libkpmc's files
+ * without it still link.
+ */
+extern int kpmc_lib_func_regions_start(char *why, size_t len) __attribute__((weak));
+
 int kpmc_start(const char *config)
 {
 	char raw[2048];
@@ -644,6 +652,15 @@ int kpmc_start(const char *config)
 	err = kpmc_resolve_config(config, raw, sizeof(raw));
 	if (err < 0)
 		return err;
+	if (kpmc_lib_func_regions_start) {
+		char why[256];
+
+		err = kpmc_lib_func_regions_start(why, sizeof(why));
+		if (err) {
+			set_error("KPMC_FOLD_FUNCTIONS: %s", why);
+			return err;
+		}
+	}
 	/*
 	 * The session: records go there; a reader takes them when there are
 	 * samples, from the mapped ring (read-write: its tail is the reader's),

@@ -176,6 +176,25 @@ long kpmc_region_samples(const char *name, kpmc_sample_fn fn, void *arg);
  */
 long kpmc_fold_trace_write(FILE *f);
 
+/*
+ * Regions from function entry and exit, as Extrae and Score-P instrument
+ * functions: build the program (not libkpmc) with -finstrument-functions and
+ * set KPMC_FOLD_FUNCTIONS=name1,name2 (C identifiers, commas, up to 32);
+ * every listed function is then a region of its name, each call an
+ * invocation, counted as kpmc_region_begin/end around its body would count
+ * it (the reads at its entry and its exit). The names resolve at the first
+ * kpmc_start() from the executable's ELF symbol table (static functions and
+ * GCC's clones NAME.isra.N etc. too; not a shared library's functions);
+ * a name with no function, or bad syntax, fails kpmc_start() with -ENOENT
+ * or -EINVAL and kpmc_last_error() naming it. Only calls between kpmc_start
+ * and kpmc_stop count. A recursion is one invocation: its outermost call.
+ * A call left by longjmp or an exception never exits (its region stays
+ * open in that thread). GCC calls these hooks; they are not for programs
+ * to call.
+ */
+void __cyg_profile_func_enter(void *fn, void *site) __attribute__((no_instrument_function));
+void __cyg_profile_func_exit(void *fn, void *site) __attribute__((no_instrument_function));
+
 struct kpmc_sample_stats {
 	uint64_t records;		/* records read from the session */
 	uint64_t samples;		/* of them ebs/tbs samples */
