@@ -38,18 +38,6 @@ MODULE_PARM_DESC(wrap_test_distance,
 DEFINE_PER_CPU(struct kpmc_cpu, kpmc_cpus);
 
 /*
- * Hot-path stack buffers that are written before they are read (a record
- * kpmc_record_build() writes whole, the raw values the backend reads for
- * every counter): with CONFIG_INIT_STACK_ALL_ZERO the compiler would
- * memset them first, 128 to 256 bytes at every sample, for nothing.
- */
-#if __has_attribute(__uninitialized__)
-#define KPMC_NO_AUTO_INIT __attribute__((__uninitialized__))
-#else
-#define KPMC_NO_AUTO_INIT
-#endif
-
-/*
  * Add what the counters counted since the last fold to t. Returns true when
  * the sampling counter passed its overflow point: a sample is due, whether or
  * not its interrupt has arrived yet.
@@ -83,7 +71,9 @@ bool kpmc_fold(struct kpmc_cpu *c, struct kpmc_thread *t, u64 now)
 	t->run_ns += now - t->switched_in_ns;
 	t->set_run_ns += now - t->switched_in_ns;
 	t->switched_in_ns = now;
-	kpmc_selfpage_sync(c, t);
+	/* No page and no user access granted here: nothing to write or take back. */
+	if (t->self_page || c->user_access)
+		kpmc_selfpage_sync(c, t);
 	return due;
 }
 
@@ -131,28 +121,46 @@ static void push_sample(struct kpmc_thread *t, const struct kpmc_record *rec,
  */
 static void emit_regs(struct kpmc_thread *t, enum kpmc_record_kind kind, struct pt_regs *regs)
 {
-	struct kpmc_record rec KPMC_NO_AUTO_INIT;
+	struct kpmc_record stack_rec KPMC_NO_AUTO_INIT, *rec = &stack_rec;
+	struct kpmc_session *s = t->session;
+	bool sample = kind == KPMC_REC_TBS || kind == KPMC_REC_EBS;
+	unsigned long flags;
 	unsigned int i;
 
-	kpmc_record_build(&rec, kind, tcfg(t), thw(t), t->acc, t->run_ns, t);
-	rec.set = t->set;
+	/*
+	 * A record that goes alone (no format's parts after it) is built in
+	 * its ring slot, under the session's lock: no copy. With no room, on
+	 * the stack, for the push that counts it dropped.
+	 */
+	if (s && !(sample && t->conf->fmt[t->set])) {
+		rec = kpmc_session_reserve(s, &flags);
+		if (!rec)
+			rec = &stack_rec;
+	}
+	kpmc_record_build(rec, kind, tcfg(t), thw(t), t->acc, t->run_ns, t);
+	rec->set = t->set;
 	if (kind == KPMC_REC_EBS)
-		rec.period = t->sampling_period;
-	rec.pid = t->pid;
-	rec.tid = t->tid;
-	rec.nsample = ++t->nsample;
-	rec.uncounted_mask = t->uncounted & rec.counter_mask;
+		rec->period = t->sampling_period;
+	rec->pid = t->pid;
+	rec->tid = t->tid;
+	rec->nsample = ++t->nsample;
+	rec->uncounted_mask = t->uncounted & rec->counter_mask;
 	t->uncounted = 0;
 	if (kind == KPMC_REC_DETACH)
-		rec.detail = t->detach_why ? t->detach_why :
-			     t->session && READ_ONCE(t->session->closed) ? KPMC_DETACH_READER_GONE :
-			     KPMC_DETACH_REQUESTED;
-	memcpy(t->last_virt, rec.virt, sizeof(t->last_virt));
-	WRITE_ONCE(t->last_virt_mask, rec.virt_mask);
-	if (t->session && (kind == KPMC_REC_TBS || kind == KPMC_REC_EBS))
-		push_sample(t, &rec, regs);
-	else if (t->session)
-		kpmc_session_push(t->session, &rec);
+		rec->detail = t->detach_why ? t->detach_why :
+			      s && READ_ONCE(s->closed) ? KPMC_DETACH_READER_GONE :
+			      KPMC_DETACH_REQUESTED;
+	/* Copied only when there is something to copy, or a stale one to clear. */
+	if (rec->virt_mask || t->last_virt_mask) {
+		memcpy(t->last_virt, rec->virt, sizeof(t->last_virt));
+		WRITE_ONCE(t->last_virt_mask, rec->virt_mask);
+	}
+	if (rec != &stack_rec)
+		kpmc_session_commit(s, rec, flags);
+	else if (s && sample)
+		push_sample(t, rec, regs);
+	else if (s)
+		kpmc_session_push(s, rec);
 
 	/*
 	 * acc[] is cleared here for the set's counters only: past them it is
@@ -249,14 +257,13 @@ static u64 next_due_ns(const struct kpmc_thread *t)
  * what the set counted and put the next set on the counters. t is current,
  * its counters loaded and just folded.
  */
-static void maybe_rotate(struct kpmc_cpu *c, struct kpmc_thread *t)
+static void rotate(struct kpmc_cpu *c, struct kpmc_thread *t)
 {
 	const struct kpmc_config *cfg = tcfg(t);
 	const struct kpmc_hw_config *hw;
 	u64 start[KPMC_MAX_COUNTERS] KPMC_NO_AUTO_INIT;
 
-	if (t->conf->sets.nr < 2 ||
-	    !kpmc_mux_due(t->set_run_ns, t->set_samples, cfg->mux_ms, cfg->mux_samples))
+	if (!kpmc_mux_due(t->set_run_ns, t->set_samples, cfg->mux_ms, cfg->mux_samples))
 		return;
 	/* Zeroed only here: every sample of a set that does not rotate passes above. */
 	memset(start, 0, sizeof(start));
@@ -273,6 +280,13 @@ static void maybe_rotate(struct kpmc_cpu *c, struct kpmc_thread *t)
 	kpmc_backend->load(hw, start);
 	memcpy(c->last_raw, start, hw->nr * sizeof(start[0]));
 	c->loaded_generation = tgen(t);
+}
+
+/* One set (no multiplexing), at every sample: no call. */
+static inline void maybe_rotate(struct kpmc_cpu *c, struct kpmc_thread *t)
+{
+	if (t->conf->sets.nr >= 2)
+		rotate(c, t);
 }
 
 /* Put t's counters on this CPU; running: the previous thread's are running. */

@@ -14,12 +14,13 @@ void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 		       const struct kpmc_config *cfg, const struct kpmc_hw_config *hw,
 		       const u64 *acc, u64 run_ns, struct kpmc_thread *t)
 {
-	struct kpmc_sample s;
+	struct kpmc_sample s KPMC_NO_AUTO_INIT;
 	unsigned int i;
 
 	/*
 	 * The module reads the counts and writes its virtual counters in the
-	 * record itself: one memset of it per sample, no staging copy.
+	 * record itself (a ring slot, mostly): one memset of it per sample, no
+	 * staging copy.
 	 */
 	memset(rec, 0, sizeof(*rec));
 	for (i = 0; i < hw->nr; i++)

@@ -287,8 +287,13 @@ struct kpmc_session *kpmc_session_open(char *why, size_t len)
 	control_describe(s);
 	init_waitqueue_head(&s->wait);
 	init_irq_work(&s->wake, session_wake);
+	/*
+	 * Neither _SOFT nor _HARD: it expires in the timer interrupt itself
+	 * (no softirq raised and run per wake-up), and PREEMPT_RT, whose
+	 * wait-queue locks sleep, moves it to softirq context by itself.
+	 */
 	kpmc_hrtimer_setup(&s->wake_timer, session_wake_timer, CLOCK_MONOTONIC,
-			   HRTIMER_MODE_REL_SOFT);
+			   HRTIMER_MODE_REL);
 	s->wake_mark = max(1u, kpmc_ring_records / 4);
 	INIT_RCU_WORK(&s->free_work, session_free);
 	/* Hard: on PREEMPT_RT it queues the free at once, not from a kthread. */
@@ -632,6 +637,50 @@ int kpmc_session_set_headroom(struct kpmc_session *s, unsigned int records_per_s
 /* ---- producers ---- */
 
 /*
+ * The reader is woken within delay_ms: in its last sixteenth, so that the
+ * wake-up can share the interrupt of a timer that expires then (the fold
+ * and sampling tick, the scheduler's) instead of taking one of its own.
+ */
+static void arm_wake_timer(struct kpmc_session *s, unsigned int delay_ms)
+{
+	u64 delay = (u64)delay_ms * NSEC_PER_MSEC, slack = delay / 16;
+
+	hrtimer_start_range_ns(&s->wake_timer, ns_to_ktime(delay - slack), slack,
+			       HRTIMER_MODE_REL);
+}
+
+/*
+ * Caller holds s->lock (taken with *flags) and has put records in the ring
+ * (fits) or counted them dropped: publish them, have the reader woken (at
+ * once or within wakeup_ms) and, in no-loss mode, the thread of tid wait.
+ * Lets go of the lock.
+ */
+static void pushed(struct kpmc_session *s, bool fits, u32 tid, unsigned long flags)
+{
+	unsigned int delay_ms = READ_ONCE(kpmc_wakeup_ms);
+	struct kpmc_noloss_waiter *waiter = NULL;
+	bool wake = false, arm = false;
+
+	publish(s);
+	/* No-loss: past the high mark, the thread waits before its next user instruction. */
+	if (s->noloss && (!fits || kpmc_ring_used(&s->pos) > s->noloss->high) &&
+	    noloss_may_wait(s, tid))
+		waiter = noloss_claim(s, tid);
+	/* A full ring (records dropped), or one a thread waits on, must be drained now. */
+	if (!fits || waiter || !delay_ms || kpmc_ring_used(&s->pos) >= s->wake_mark)
+		wake = true;
+	else if (!s->wake_armed)
+		arm = s->wake_armed = true;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	if (waiter)
+		noloss_queue(s, waiter);
+	if (wake)
+		irq_work_queue(&s->wake);
+	else if (arm)
+		arm_wake_timer(s, delay_ms);
+}
+
+/*
  * n records of one sample (a sampling format's parts follow their sample):
  * all of them or, when the ring has no room for all, none (each counted
  * dropped), so that a reader never sees a sample without its parts.
@@ -639,47 +688,60 @@ int kpmc_session_set_headroom(struct kpmc_session *s, unsigned int records_per_s
 void kpmc_session_push_n(struct kpmc_session *s, const struct kpmc_record *recs,
 			 unsigned int n)
 {
-	unsigned int delay_ms = READ_ONCE(kpmc_wakeup_ms);
-	struct kpmc_noloss_waiter *waiter = NULL;
-	bool wake = false, arm = false, fits;
 	unsigned long flags;
 	unsigned int i;
+	bool fits;
 	long slot;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
-	if (!s->closed && n) {
-		s->records_in += n;
+	if (s->closed || !n) {
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+		return;
+	}
+	s->records_in += n;
+	sync_reader_tail(s);
+	tell_loss(s);
+	fits = kpmc_ring_used(&s->pos) + n <= s->pos.capacity;
+	for (i = 0; i < n; i++) {
+		if (!fits) {
+			s->pos.dropped++;
+			s->pos.unreported++;
+			continue;
+		}
+		slot = kpmc_ring_reserve(&s->pos);
+		s->slots[slot] = recs[i];
+		kpmc_ring_produced(&s->pos);
+	}
+	pushed(s, fits, recs[0].tid, flags);
+}
+
+/*
+ * A record written where the reader takes it (no copy): the next slot,
+ * with s->lock held (IRQs saved in *flags) until kpmc_session_commit(); or
+ * NULL, the lock not held, when the session is closed or the ring full (the
+ * caller builds the record elsewhere and pushes it, which counts it).
+ */
+struct kpmc_record *kpmc_session_reserve(struct kpmc_session *s, unsigned long *flags)
+{
+	raw_spin_lock_irqsave(&s->lock, *flags);
+	if (!s->closed) {
 		sync_reader_tail(s);
 		tell_loss(s);
-		fits = kpmc_ring_used(&s->pos) + n <= s->pos.capacity;
-		for (i = 0; i < n; i++) {
-			if (!fits) {
-				s->pos.dropped++;
-				s->pos.unreported++;
-				continue;
-			}
-			slot = kpmc_ring_reserve(&s->pos);
-			s->slots[slot] = recs[i];
-			kpmc_ring_produced(&s->pos);
+		if (kpmc_ring_has_room(&s->pos)) {
+			s->records_in++;
+			return &s->slots[kpmc_ring_reserve(&s->pos)];
 		}
-		publish(s);
-		/* No-loss: past the high mark, the thread waits before its next user instruction. */
-		if (s->noloss && (!fits || kpmc_ring_used(&s->pos) > s->noloss->high) &&
-		    noloss_may_wait(s, recs[0].tid))
-			waiter = noloss_claim(s, recs[0].tid);
-		/* A full ring (records dropped), or one a thread waits on, must be drained now. */
-		if (!fits || waiter || !delay_ms || kpmc_ring_used(&s->pos) >= s->wake_mark)
-			wake = true;
-		else if (!s->wake_armed)
-			arm = s->wake_armed = true;
 	}
-	raw_spin_unlock_irqrestore(&s->lock, flags);
-	if (waiter)
-		noloss_queue(s, waiter);
-	if (wake)
-		irq_work_queue(&s->wake);
-	else if (arm)
-		hrtimer_start(&s->wake_timer, ms_to_ktime(delay_ms), HRTIMER_MODE_REL_SOFT);
+	raw_spin_unlock_irqrestore(&s->lock, *flags);
+	return NULL;
+}
+
+/* The record kpmc_session_reserve() gave is written: the reader's to take. */
+void kpmc_session_commit(struct kpmc_session *s, const struct kpmc_record *rec,
+			 unsigned long flags)
+{
+	kpmc_ring_produced(&s->pos);
+	pushed(s, true, rec->tid, flags);
 }
 
 void kpmc_session_lose(struct kpmc_session *s, unsigned int n)

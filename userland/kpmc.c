@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -268,6 +269,7 @@ struct trace {
 	FILE *raw;			/* -w: the records as read, for -R */
 	enum out_format format;
 	int aggregate;
+	int totals_only;	/* -A, and no raw copy, stacks, memory samples or metrics */
 	struct kpmc_columns cols;
 	int header_done;
 	struct kpmc_totals totals;
@@ -288,6 +290,19 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 {
 	char line[1024], why[256];
 
+	/*
+	 * -A with nothing else to do per record: a sample (the bulk at short
+	 * periods) goes to the totals at once, as it would below (where the
+	 * stack parts' bookkeeping of it is for a format's parts to come).
+	 */
+	if (t->totals_only && (rec->kind == KPMC_REC_EBS || rec->kind == KPMC_REC_TBS) &&
+	    !rec->uncounted_mask && kpmc_record_valid(rec)) {
+		if (!t->header_done)
+			t->cols.virt_mask = rec->virt_mask & t->virt_wanted;
+		if (kpmc_totals_add(&t->totals, rec))
+			fprintf(stderr, "kpmc: out of memory aggregating\n");
+		return;
+	}
 	if (kpmc_record_check(rec, why, sizeof(why))) {
 		if (!t->bad++)
 			fprintf(stderr, "kpmc: %s\n", why);
@@ -633,6 +648,7 @@ int main(int argc, char **argv)
 	const char *cpus = "all";
 	pid_t attach = 0, child = 0;
 	int opt, mon, gate[2] = { -1, -1 }, status = 0, rc = 0, unloaded = 0, child_reaped = 0;
+	int pidfd = -1;
 	FILE *f, *report = NULL;
 
 	static const struct option longopts[] = {
@@ -1024,6 +1040,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kpmc: out of memory\n");
 		return 1;
 	}
+	/* No sampling format: no parts follow a sample, none to wait for. */
+	t.totals_only = t.aggregate && !t.raw && !t.metrics && !t.memrep &&
+			!strstr(normalized, "fmt=");
 
 	if (attach) {
 		char req[64];
@@ -1104,12 +1123,26 @@ int main(int argc, char **argv)
 		ptrace(PTRACE_DETACH, child, NULL, NULL);
 	}
 	fcntl(mon, F_SETFL, O_NONBLOCK);
+	/*
+	 * The program's end wakes the poll below (a pidfd, 5.3 on): waitpid()
+	 * then, not at every wake-up for records. Without one, at every turn.
+	 */
+#ifdef SYS_pidfd_open
+	if (!attach && !child_reaped)
+		pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+#endif
 	for (;;) {
-		struct pollfd p = { .fd = mon, .events = POLLIN };
-		int done;
+		struct pollfd p[2] = { { .fd = mon, .events = POLLIN },
+				       { .fd = pidfd, .events = POLLIN } };
+		int done, ended = pidfd < 0 || unloaded;
 
 		if (!unloaded) {
-			poll(&p, 1, 100);
+			/*
+			 * Records, the program's end, unload and signals wake it:
+			 * a timeout only for what is looked at every turn.
+			 */
+			poll(p, pidfd < 0 ? 1 : 2, pidfd < 0 || t.memrep || stacks_live ? 100 : -1);
+			ended |= p[1].revents != 0;
 			if (drain(mon, &t) < 0) {
 				fprintf(stderr, "kpmc: monitoring ended: the kpmc module was unloaded\n");
 				unloaded = 1;
@@ -1123,7 +1156,8 @@ int main(int argc, char **argv)
 		if (attach) {
 			done = interrupted || !thread_alive(attach);
 		} else {
-			pid_t w = child_reaped ? child : waitpid(child, &status, unloaded ? 0 : WNOHANG);
+			pid_t w = child_reaped ? child : !ended && !unloaded ? 0 :
+				  waitpid(child, &status, unloaded ? 0 : WNOHANG);
 
 			done = w == child;
 			if (w < 0 && errno != EINTR) {
@@ -1134,6 +1168,8 @@ int main(int argc, char **argv)
 		if (done)
 			break;
 	}
+	if (pidfd >= 0)
+		close(pidfd);
 	/* System-wide: the program is done; every CPU sends its last record. */
 	if (system_wide && !unloaded)
 		proc_write("enable", "0", "cannot stop system-wide monitoring");

@@ -11,18 +11,17 @@
 
 int kpmc_record_check(const struct kpmc_record *rec, char *why, size_t len)
 {
+	if (kpmc_record_valid(rec))
+		return 0;
 	if (rec->version != KPMC_RECORD_VERSION || rec->size != sizeof(*rec)) {
 		snprintf(why, len,
 			 "record version %u size %u, this kpmc reads version %u size %zu: rebuild the CLI and the module together",
 			 rec->version, rec->size, KPMC_RECORD_VERSION, sizeof(*rec));
 		return -1;
 	}
-	if (rec->counter_mask >> KPMC_MAX_COUNTERS || rec->virt_mask >> KPMC_MAX_VIRT) {
-		snprintf(why, len, "record with counter mask 0x%x, virtual mask 0x%x out of range",
-			 rec->counter_mask, rec->virt_mask);
-		return -1;
-	}
-	return 0;
+	snprintf(why, len, "record with counter mask 0x%x, virtual mask 0x%x out of range",
+		 rec->counter_mask, rec->virt_mask);
+	return -1;
 }
 
 const char *kpmc_record_kind_name(unsigned int kind, char *buf, size_t len)

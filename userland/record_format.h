@@ -18,6 +18,13 @@ struct kpmc_columns {
 	const char *virt_names[KPMC_MAX_VIRT];	/* header names; NULL: "virtN" */
 };
 
+/* Is rec a record this CLI understands (the test kpmc_record_check() explains)? */
+static inline int kpmc_record_valid(const struct kpmc_record *rec)
+{
+	return rec->version == KPMC_RECORD_VERSION && rec->size == sizeof(*rec) &&
+	       !(rec->counter_mask >> KPMC_MAX_COUNTERS) && !(rec->virt_mask >> KPMC_MAX_VIRT);
+}
+
 /* 0 if rec is a record this CLI understands, else a reason in why. */
 int kpmc_record_check(const struct kpmc_record *rec, char *why, size_t len);
 

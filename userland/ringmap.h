@@ -28,6 +28,7 @@ struct kpmc_ringmap {
 	size_t ctrl_size, data_size;		/* the two mappings' lengths */
 	uint32_t capacity;
 	uint64_t tail;				/* the reader's: what it stores in data_tail */
+	uint64_t lost_polled;			/* the control page's lost at the last poll() */
 };
 
 /* Can this reader use the ring that c describes? 0, or -1 and why. */
@@ -147,7 +148,9 @@ static inline int kpmc_ringmap_open(struct kpmc_ringmap *m, int fd, char *why, s
 /*
  * Hand every record in the ring to fn, then give their slots back; when the
  * ring is empty, one poll() has the kernel put a loss it has not told yet
- * in the ring (and see the tail, for threads waiting in no-loss mode).
+ * in the ring (and see the tail, for threads waiting in no-loss mode). That
+ * poll() is left out when it has nothing to do: no record dropped since the
+ * last one (the control page's lost has not moved) and no-loss mode off.
  * Returns the records taken, or -1: EIO, the module is being unloaded;
  * EPROTO, the control page makes no sense.
  */
@@ -156,6 +159,7 @@ static inline long kpmc_ringmap_drain(struct kpmc_ringmap *m, int fd,
 				      void *arg)
 {
 	long total = 0;
+	uint64_t lost;
 	int polled = 0;
 
 	for (;;) {
@@ -175,6 +179,11 @@ static inline long kpmc_ringmap_drain(struct kpmc_ringmap *m, int fd,
 			}
 			if (polled)
 				return total;
+			lost = __atomic_load_n(&m->ctrl->lost, __ATOMIC_RELAXED);
+			if (lost == m->lost_polled &&
+			    !(__atomic_load_n(&m->ctrl->flags, __ATOMIC_RELAXED) & KPMC_RING_F_NOLOSS))
+				return total;
+			m->lost_polled = lost;
 			if (poll(&p, 1, 0) > 0 && (p.revents & (POLLERR | POLLHUP | POLLNVAL))) {
 				errno = EIO;
 				return -1;

@@ -139,6 +139,18 @@ struct kpmc_thread {
  */
 #define KPMC_FOLD_NS	(50 * NSEC_PER_MSEC)
 
+/*
+ * Hot-path stack buffers that are written before they are read (a record
+ * kpmc_record_build() writes whole, the raw values the backend reads for
+ * every counter): with CONFIG_INIT_STACK_ALL_ZERO the compiler would
+ * memset them first, 80 to 256 bytes at every sample, for nothing.
+ */
+#if __has_attribute(__uninitialized__)
+#define KPMC_NO_AUTO_INIT __attribute__((__uninitialized__))
+#else
+#define KPMC_NO_AUTO_INIT
+#endif
+
 /* System-wide monitoring of a set of CPUs (kpmc -S): one at a time. */
 struct kpmc_system {
 	struct kpmc_shared_config *conf;
@@ -294,6 +306,9 @@ void kpmc_session_stats(struct kpmc_session *s, u64 *used, u64 *dropped);
 void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec);
 void kpmc_session_push_n(struct kpmc_session *s, const struct kpmc_record *recs,
 			 unsigned int n);
+struct kpmc_record *kpmc_session_reserve(struct kpmc_session *s, unsigned long *flags);
+void kpmc_session_commit(struct kpmc_session *s, const struct kpmc_record *rec,
+			 unsigned long flags);
 /* n records were dropped for another reason than a full ring (a format's buffer). */
 void kpmc_session_lose(struct kpmc_session *s, unsigned int n);
 /*
