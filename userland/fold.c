@@ -47,11 +47,10 @@
 #define IRLS_ROUNDS 4
 /* How far (region time) the robust fit moves a breakpoint of the first pass (to 1/100 of it). */
 #define BP_REACH 0.02
-/* Points per block of the local noise scale (at least), and blocks at most. */
-#define LOCAL_BLOCK 25
-#define LOCAL_BLOCKS_MAX 20
+/* Points on each side of a point whose spread is its noise scale. */
+#define LOCAL_WINDOW 25
 /* A block's scale is at least this fraction of the global one (weights stay in GSL's range). */
-#define LOCAL_FLOOR 0.01
+#define LOCAL_FLOOR 0.1
 
 void kpmc_fold_opts_init(struct kpmc_fold_opts *o)
 {
@@ -61,6 +60,7 @@ void kpmc_fold_opts_init(struct kpmc_fold_opts *o)
 	o->bins = 50;
 	o->max_phases = 4;
 	o->min_phase = 0.02;
+	o->min_change = 0.05;
 	o->seed = 1;
 }
 
@@ -440,30 +440,44 @@ static double noise_scale(const double *r, size_t n, double *tmp)
 }
 
 /*
- * Each point's noise scale from the residuals r (points sorted by x): the
- * scaled MAD of its block of about LOCAL_BLOCK neighbours. A folded
+ * Each point's noise scale, from the points alone (x sorted): the scaled MAD
+ * of the pseudo-residuals e (each point against the line through its two
+ * neighbours, Gasser, Sroka and Jennen-Steinmetz 1986) of the LOCAL_WINDOW
+ * points before it, or of those after it, whichever is larger. A folded
  * cumulative curve's noise is not uniform: where a counter counts, the
- * instances' spread of duration scatters its points (for a user spin,
- * 10 to 30 times more than where it has stopped counting), and one global
- * scale would let a phase buy that scatter as structure.
+ * instances' spread of duration scatters its points (for a user spin, 10 to
+ * 30 times more than where it has stopped counting), and one global scale
+ * would let a phase buy that scatter as structure. No model's residuals: a
+ * poor fit would pass its own misfit off as noise. The larger side: beside
+ * a quiet stretch a window half in it would make noisy points look precise.
+ * At least LOCAL_FLOOR of the largest scale (exact counts have none), so
+ * weights stay within GSL's range.
  */
-static void local_scale(const double *r, size_t n, double *sig, double *tmp)
+static void local_noise(const double *x, const double *y, size_t n, double *e, double *sig,
+			double *tmp)
 {
-	size_t nblk = n / LOCAL_BLOCK;
+	double top = SEG_SIGMA_FLOOR;
+	size_t i;
 
-	if (nblk < 1)
-		nblk = 1;
-	if (nblk > LOCAL_BLOCKS_MAX)
-		nblk = LOCAL_BLOCKS_MAX;
-	double floor = LOCAL_FLOOR * noise_scale(r, n, tmp);
+	for (i = 1; i + 1 < n; i++) {
+		double dx = x[i + 1] - x[i - 1];
+		double w = dx > 0 ? (x[i] - x[i - 1]) / dx : 0.5;
 
-	for (size_t b = 0; b < nblk; b++) {
-		size_t lo = b * n / nblk, hi = (b + 1) * n / nblk;
-		double s = fmax(noise_scale(r + lo, hi - lo, tmp), floor);
-
-		for (size_t i = lo; i < hi; i++)
-			sig[i] = s;
+		/* Var of y_i - ((1 - w) y_{i-1} + w y_{i+1}) is (1 + w^2 + (1 - w)^2) sigma^2. */
+		e[i] = (y[i] - (1 - w) * y[i - 1] - w * y[i + 1]) / sqrt(1 + w * w + (1 - w) * (1 - w));
 	}
+	e[0] = n > 2 ? e[1] : 0;
+	if (n > 1)
+		e[n - 1] = n > 2 ? e[n - 2] : 0;
+	for (i = 0; i < n; i++) {
+		size_t lo = i > LOCAL_WINDOW ? i - LOCAL_WINDOW : 0;
+		size_t hi = i + LOCAL_WINDOW < n ? i + LOCAL_WINDOW : n - 1;
+
+		sig[i] = fmax(noise_scale(e + lo, i - lo + 1, tmp), noise_scale(e + i, hi - i + 1, tmp));
+		top = fmax(top, sig[i]);
+	}
+	for (i = 0; i < n; i++)
+		sig[i] = fmax(sig[i], LOCAL_FLOOR * top);
 }
 
 /* Huber's loss of a residual in units of the noise scale. */
@@ -474,18 +488,19 @@ static double huber(double u)
 }
 
 /*
- * Fits h robustly: iteratively reweighted (Huber's weights from the
- * residuals' MAD), in every other round each breakpoint moved within
+ * Fits h robustly: weighted by each point's noise (hw->sig, local_noise())
+ * and iteratively reweighted (Huber's weights of the residuals in units of
+ * it), in every other round each breakpoint moved within
  * BP_REACH of where it is (phases at least minw wide) to the least weighted
  * residual sum of squares. -1 if a fit fails.
  */
 static int hinge_robust(struct hinge *h, const double *x, const double *y, size_t n, double minw,
-			struct hinge_work *hw, double *tmp)
+			struct hinge_work *hw)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		hw->w[i] = 1;
+		hw->w[i] = 1 / (hw->sig[i] * hw->sig[i]);
 	for (int round = 0; round < IRLS_ROUNDS; round++) {
 		for (unsigned int j = 1; j < h->k && round % 2 == 0; j++) {
 			double reach = BP_REACH, step = BP_REACH / 10;
@@ -511,7 +526,6 @@ static int hinge_robust(struct hinge *h, const double *x, const double *y, size_
 		}
 		if (hinge_fit(h, x, y, n, hw) < 0)
 			return -1;
-		local_scale(hw->r, n, hw->sig, tmp);
 		for (i = 0; i < n; i++) {
 			double u = fabs(hw->r[i]) / hw->sig[i];
 
@@ -522,19 +536,35 @@ static int hinge_robust(struct hinge *h, const double *x, const double *y, size_
 }
 
 /*
+ * Whether each phase's rate differs from its neighbour's by minc of the
+ * larger of the two at least. Where counts are precise (cycles under
+ * -icount: residuals of a few counts) the BIC buys phases for changes of
+ * 0.2% of the rate, true but of no use to a reader.
+ */
+static int distinct_rates(const struct hinge *h, double minc)
+{
+	for (unsigned int j = 1; j < h->k; j++)
+		if (fabs(h->s[j] - h->s[j - 1]) < minc * fmax(h->s[j], h->s[j - 1]))
+			return 0;
+	return 1;
+}
+
+/*
  * Phases of the points (x sorted): for each number of phases k the first
  * pass's split, turned into the continuous model (breakpoints where the
  * first pass's lines meet) and fitted robustly; the k of the least robust
  * BIC: 2 sum Huber(r_i / sigma_i) + (2k + 1) log n (k - 1 breakpoints, k
- * slopes, the intercept, the scale), sigma_i the local MAD of the residuals
- * of the model with the most phases around point i (a timer tick's few late
- * points cost linearly, and so cannot buy a phase as they would in a
- * Gaussian likelihood). A model with
- * a phase narrower than minw is not a candidate.
+ * slopes, the intercept, the scale), sigma_i point i's local noise (a timer
+ * tick's few late points cost linearly, and so cannot buy a phase as they
+ * would in a Gaussian likelihood). A model with a phase narrower than minw,
+ * or two neighbouring phases whose rates differ by less than min_change,
+ * is not a candidate.
  */
-static int choose_phases(const double *x, const double *y, size_t n, unsigned int maxk,
-			 double minw, struct hinge *best, struct hinge_work *hw, double *tmp)
+static int choose_phases(const double *x, const double *y, size_t n,
+			 const struct kpmc_fold_opts *o, struct hinge *best, struct hinge_work *hw)
 {
+	unsigned int maxk = o->max_phases;
+	double minw = o->min_phase;
 	size_t bps[KPMC_FOLD_MAX_PHASES + 1][KPMC_FOLD_MAX_PHASES];
 	int ok[KPMC_FOLD_MAX_PHASES + 1];
 	struct hinge cand[KPMC_FOLD_MAX_PHASES + 1];
@@ -575,24 +605,20 @@ static int choose_phases(const double *x, const double *y, size_t n, unsigned in
 				ok[k] = 0;
 		if (!ok[k])
 			continue;
-		if (hinge_robust(h, x, y, n, minw, hw, tmp))
+		if (hinge_robust(h, x, y, n, minw, hw))
 			return -1;
 		top = k;
 	}
-	/* The scale from the richest model: it holds whatever structure the data has. */
-	hinge_fit(&cand[top], x, y, n, hw);
-	local_scale(hw->r, n, hw->sig, tmp);
 	for (k = 1; k <= top; k++) {
 		double loss = 0, bic;
 
 		if (!ok[k])
 			continue;
-		if (hinge_fit(&cand[k], x, y, n, hw) < 0)
-			return -1;
+		/* Each candidate as its robust fit left it. */
 		for (i = 0; i < n; i++)
-			loss += huber(hw->r[i] / hw->sig[i]);
+			loss += huber((y[i] - hinge_line(&cand[k], x[i])) / hw->sig[i]);
 		bic = 2 * loss + (2.0 * k + 1) * log((double)n);
-		if (bic < bestbic) {
+		if (bic < bestbic && distinct_rates(&cand[k], o->min_change)) {
 			bestbic = bic;
 			*best = cand[k];
 		}
@@ -624,8 +650,10 @@ static int phases(struct kpmc_fold_series *s, const struct kpmc_fold_opts *o, do
 		hw.r = malloc(n * sizeof(double));
 		hw.sig = malloc(n * sizeof(double));
 		hw.ws = gsl_multifit_linear_alloc(n, KPMC_FOLD_MAX_PHASES + 1);
-		if (!hw.X || !hw.t || !hw.w || !hw.r || !hw.sig || !hw.ws ||
-		    choose_phases(x, y, n, o->max_phases, o->min_phase, &h, &hw, tmp))
+		if (!hw.X || !hw.t || !hw.w || !hw.r || !hw.sig || !hw.ws)
+			goto out;
+		local_noise(x, y, n, hw.r, hw.sig, tmp);
+		if (choose_phases(x, y, n, o, &h, &hw))
 			goto out;
 	}
 	s->nphases = h.k;
@@ -936,7 +964,8 @@ int kpmc_fold(const struct kpmc_fold_trace *t, const char *region, int set,
 
 	*out = NULL;
 	if (!(o->mad_k > 0) || !o->bins || o->bins > 100000 || !o->max_phases ||
-	    o->max_phases > KPMC_FOLD_MAX_PHASES || !(o->min_phase > 0 && o->min_phase <= 0.5))
+	    o->max_phases > KPMC_FOLD_MAX_PHASES || !(o->min_phase > 0 && o->min_phase <= 0.5) ||
+	    !(o->min_change >= 0 && o->min_change <= 1))
 		return fail(err, errlen, "fold options out of range");
 	if (set < 0 || set >= KPMC_FOLD_MAX_SETS || !t->sets[set].ncounters)
 		return fail(err, errlen, "set %d has no counter line in the trace", set);

@@ -26,10 +26,14 @@ struct kpmc_fold_opts {
 	unsigned int bins;		/* equal bins of [0,1] */
 	unsigned int max_phases;	/* phases chosen by a robust BIC among 1 .. max_phases */
 	double min_phase;		/* no phase narrower (region time, in (0, 0.5]) */
+	double min_change;		/* neighbouring phases' rates differ by this much of the larger, [0, 1] */
 	unsigned long seed;
 };
 
-/* kpmc fold's defaults: K=3, all samples, B=200, 50 bins, up to 4 phases of 0.02 or more, seed 1. */
+/*
+ * kpmc fold's defaults: K=3, all samples, B=200, 50 bins, up to 4 phases of
+ * 0.02 or more whose rates differ by 5% or more, seed 1.
+ */
 void kpmc_fold_opts_init(struct kpmc_fold_opts *o);
 
 struct kpmc_fold_excluded {

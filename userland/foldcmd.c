@@ -10,8 +10,8 @@
  * `kpmc fold ARGS` runs it.
  *
  *   kpmc-fold [-r REGION] [-s SET] [--mad K] [--max-samples N] [--bootstrap B]
- *             [--bins N] [--phases P] [--min-phase W] [--seed S] [--model FILE]
- *             [-m NAME=EXPR]... [-o PREFIX] TRACE
+ *             [--bins N] [--phases P] [--min-phase W] [--min-change C] [--seed S]
+ *             [--model FILE] [-m NAME=EXPR]... [-o PREFIX] TRACE
  *
  * Exit status: 0 done, 2 bad options or input (the message names the token),
  * 1 an output could not be written or gnuplot failed.
@@ -37,8 +37,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kpmc fold [-r REGION] [-s SET] [--mad K] [--max-samples N] [--bootstrap B]\n"
-		"                 [--bins N] [--phases P] [--min-phase W] [--seed S] [--model FILE]\n"
-		"                 [-m NAME=EXPR]...\n"
+		"                 [--bins N] [--phases P] [--min-phase W] [--min-change C]\n"
+		"                 [--seed S] [--model FILE] [-m NAME=EXPR]...\n"
 		"                 [-o PREFIX] TRACE\n"
 		"  TRACE           a fold trace (libkpmc's; 'kpmc-fold 1' on its first line)\n"
 		"  -r REGION       the region to fold (default: the trace's only one)\n"
@@ -49,6 +49,8 @@ static void usage(FILE *f)
 		"  --bins N        bins of the region's time (default 50)\n"
 		"  --phases P      at most P phases, chosen by a robust BIC (default 4, at most %d)\n"
 		"  --min-phase W   no phase narrower than W of the region's time (default 0.02)\n"
+		"  --min-change C  neighbouring phases' rates differ by C of the larger at least\n"
+		"                  (default 0.05; 0: any change the BIC supports)\n"
 		"  --seed S        random seed of the sample choice and the bootstrap (default 1)\n"
 		"  -m NAME=EXPR    a metric over each bin's folded rates (counter names as in the\n"
 		"                  trace: their rates per second), PREFIX.metrics.csv (repeatable)\n"
@@ -534,6 +536,7 @@ int main(int argc, char **argv)
 		{ "bins", required_argument, NULL, 'b' },
 		{ "phases", required_argument, NULL, 'P' },
 		{ "min-phase", required_argument, NULL, 'W' },
+		{ "min-change", required_argument, NULL, 'C' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "model", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
@@ -606,6 +609,15 @@ int main(int argc, char **argv)
 			o.min_phase = strtod(optarg, &end);
 			if (*end || errno || end == optarg || !(o.min_phase > 0 && o.min_phase <= 0.5))
 				return bad("--min-phase", optarg, "a fraction in (0, 0.5]");
+			break;
+		}
+		case 'C': {
+			char *end;
+
+			errno = 0;
+			o.min_change = strtod(optarg, &end);
+			if (*end || errno || end == optarg || !(o.min_change >= 0 && o.min_change <= 1))
+				return bad("--min-change", optarg, "a fraction in [0, 1]");
 			break;
 		}
 		case 'S':

@@ -23,7 +23,11 @@ verdict patched_pmc_ops_follow_and_count "$r"
 r=""
 kpmc -A -c "pmc0=0x100000001,os0=1" -- "$BIN/loop" 4000000000 >$OUT/pq.txt 2>&1 &
 kp=$!
-sleep 0.5
+# x86 guests run without icount: under a loaded host the CLI may take more
+# than 0.5 s to start loop.
+i=0
+while [ -z "$(pidof loop)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.2
 lp=$(pidof loop)
 insmod /kpmc_query.ko pid=$lp || r="insmod kpmc_query pid='$lp' failed;"
 sched=$(cut -d' ' -f1 /proc/$lp/schedstat)

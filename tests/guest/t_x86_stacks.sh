@@ -26,9 +26,11 @@ leaf=$(xs_share $OUT/xs.folded '$1 ~ /(^|;)main;a;b;c$/')
 grep -q "^# kpmc report of $OUT/xs.txt: $all samples with a call stack, 0 with no frame, 0 given up (parts missing or malformed), 0 records lost" $OUT/xs.report ||
 	r="$r header: $(head -n 1 $OUT/xs.report);"
 [ "$inc" = "$good" ] || r="$r $((inc - good)) of $inc samples in c not under main;a;b: $(grep -v 'main;a;b;c' $OUT/xs.folded | grep '[;]c[; ]' | head -n 2 | tr '\n' '|');"
-# The spin is all but the program's start-up and exit: 85% of the ticks at least, 90% of them in c in user mode.
-[ "$all" -ge 20 ] && [ $((inc * 100)) -ge $((all * 85)) ] && [ $((leaf * 10)) -ge $((inc * 9)) ] ||
-	r="$r $inc of $all samples in c, $leaf of them in user mode (want >= 85%, and 90% of those);"
+# The spin is all but the program's start-up and exit: 85% of the ticks at
+# least, 75% of them in c in user mode (the rest the tick's own interrupt
+# work: 11% on the x86_64 debug kernel, 4% on Debian's).
+[ "$all" -ge 20 ] && [ $((inc * 100)) -ge $((all * 85)) ] && [ $((leaf * 4)) -ge $((inc * 3)) ] ||
+	r="$r $inc of $all samples in c, $leaf of them in user mode (want >= 85%, and 75% of those);"
 row=$(awk '$5 == "[.]" && $6 == "c" { print $1, $3 }' $OUT/xs.report)
 [ "$row" = "$inc $leaf" ] || r="$r report row of c '$row', want total $inc self $leaf;"
 echo "x86 callstack: $all samples, $inc in c ($leaf in user mode), all under main;a;b: $([ "$inc" = "$good" ] && echo yes || echo no)"
@@ -40,8 +42,9 @@ artifact $OUT/xs.folded folded_x86_callchain.txt
 # frames and, outermost, the kernel's entry from user mode: the system
 # call's (entry_SYSCALL_64_after_hwframe) or an interrupt's or exception's
 # (asm_*). A sample in the system call's dispatch (do_syscall_64) or deeper
-# has the entry then do_syscall_64 as its outer frames; a quarter at least
-# of the kernel samples are there.
+# has the entry then do_syscall_64 as its outer frames (or, on 5.10, whose
+# do_syscall_64 tail-calls it, syscall_exit_to_user_mode); a quarter at
+# least of the kernel samples are there.
 r=""
 kpmc -k 65536 -o $OUT/xk.txt -c pmc0=0x100000000,os0=1,tbs=1,fmt=callstack -- "$BIN/callchain" sys 300000 >$OUT/xk.out 2>&1 ||
 	r="kpmc failed: $(tail -n 3 $OUT/xk.out | tr '\n' '|');"
@@ -59,6 +62,8 @@ ks=$(awk '
 		outer = f[i + 4]
 		if (outer != "entry_SYSCALL_64_after_hwframe_[k]" && outer !~ /^asm_[a-z_]*_\[k\]$/) { badouter += $2; next }
 		if (outer == "entry_SYSCALL_64_after_hwframe_[k]") {
+			# 5.10: do_syscall_64 ends by a jump to syscall_exit_to_user_mode (no frame of its own then).
+			if (f[i + 5] == "syscall_exit_to_user_mode_[k]") { tailexit += $2; next }
 			if (f[i + 5] != "do_syscall_64_[k]") { badpath += $2; next }
 			dispatch += $2
 			for (j = i + 6; j <= k; j++) if (f[j] ~ /getppid/) { inbody += $2; break }

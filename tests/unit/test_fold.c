@@ -236,33 +236,54 @@ static void test_break_inside_bin(void **state)
 	free_traces();
 }
 
-/* Three phases found when allowed; one phase only when --phases 1. */
-static void test_phase_count(void **state)
+/*
+ * A trace of n instances of region r, one counter counting total in each
+ * 1 ms, one sample each at relative time x with c * 1e6 counts from draw()
+ * (rng_state seeded with seed).
+ */
+static struct kpmc_fold_trace *one_sample_trace(unsigned int n, uint64_t seed, double total,
+						void (*draw)(double *x, double *c, const void *arg),
+						const void *arg)
 {
 	char *text, err[256];
 	struct kpmc_fold_trace *t;
-	struct kpmc_fold_result *r;
-	struct kpmc_fold_opts o;
 	size_t len = 0;
-	FILE *f;
-	unsigned int i;
+	FILE *f = open_memstream(&text, &len);
 
-	(void)state;
-	f = open_memstream(&text, &len);
 	fprintf(f, "kpmc-fold 1\ncounter 0 1 A\n");
-	rng_state = 5;
-	/* Rate 1 for [0, 0.25), 4 for [0.25, 0.7), 1 after: counts per 1000 ns. */
-	for (i = 0; i < 600; i++) {
-		double x = uniform(), c;
+	rng_state = seed;
+	for (unsigned int i = 0; i < n; i++) {
+		double x, c;
 
-		c = x < 0.25 ? x : x < 0.7 ? 0.25 + 4 * (x - 0.25) : 2.05 + (x - 0.7);
-		fprintf(f, "instance r 1 %u 0 1000000 2350000\nsample r 1 %u 0 %.0f %.0f\n", i, i,
-			floor(x * 1e6), floor(c * 1e6));
+		draw(&x, &c, arg);
+		fprintf(f, "instance r 1 %u 0 1000000 %.0f\nsample r 1 %u 0 %.0f %.0f\n", i, total,
+			i, floor(x * 1e6), floor(c * 1e6));
 	}
 	fclose(f);
 	t = parse_text(text, err, sizeof(err));
 	free(text);
 	assert_non_null(t);
+	return t;
+}
+
+/* Rate 1 for [0, 0.25), 4 for [0.25, 0.7), 1 after: counts per 1000 ns. */
+static void draw_three_rates(double *x, double *c, const void *arg)
+{
+	(void)arg;
+	*x = uniform();
+	*c = *x < 0.25 ? *x : *x < 0.7 ? 0.25 + 4 * (*x - 0.25) : 2.05 + (*x - 0.7);
+}
+
+/* Three phases found when allowed; one phase only when --phases 1. */
+static void test_phase_count(void **state)
+{
+	char err[256];
+	struct kpmc_fold_trace *t = one_sample_trace(600, 5, 2350000, draw_three_rates, NULL);
+	struct kpmc_fold_result *r;
+	struct kpmc_fold_opts o;
+	unsigned int i, lines;
+
+	(void)state;
 	kpmc_fold_opts_init(&o);
 	assert_int_equal(kpmc_fold(t, "r", 0, &o, &r, err, sizeof(err)), 0);
 	assert_int_equal(r->series[0].nphases, 3);
@@ -292,12 +313,12 @@ static void test_phase_count(void **state)
 			sum += s->phase_rate[i] / o.bins;
 		assert_true(fabs(sum - s->mean_rate_per_s) <= 1e-9 * s->mean_rate_per_s);
 		/* Bins the clamp touches (at the ends) have less; at least 30 of 50 are the line's. */
-		for (i = 0, len = 0; i < o.bins; i++) {
+		for (i = 0, lines = 0; i < o.bins; i++) {
 			assert_in_range(s->phase_rate[i], 0, s->phases[0].rate_per_s * (1 + 1e-9));
-			len += fabs(s->phase_rate[i] - s->phases[0].rate_per_s) <=
+			lines += fabs(s->phase_rate[i] - s->phases[0].rate_per_s) <=
 			       1e-9 * s->phases[0].rate_per_s;
 		}
-		assert_in_range(len, 30, 50);
+		assert_in_range(lines, 30, 50);
 	}
 	kpmc_fold_result_free(r);
 	kpmc_fold_trace_free(t);
@@ -358,6 +379,83 @@ static void test_robust_phases(void **state)
 	o.min_phase = 0;
 	assert_int_equal(kpmc_fold(t, "r", 0, &o, &r, err, sizeof(err)), -1);
 	kpmc_fold_trace_free(t);
+}
+
+/* Rate 1/b until a break b of 0.4 +- 5%, drawn per instance; 0 after. */
+static void draw_jittered_stop(double *x, double *c, const void *arg)
+{
+	double b;
+
+	(void)arg;
+	*x = uniform();
+	b = 0.4 * (1 + 0.1 * (uniform() - 0.5));
+	*c = *x < b ? *x / b : 1;
+}
+
+/*
+ * A counter that stops counting at a break that varies per instance (0.4
+ * +- 5%, as the instances' durations vary): its points scatter up to the
+ * break and lie on 1 after it, noise 30x larger on one side. Weighed by the
+ * local noise, two phases and the break within 0.01; one global scale
+ * bought spurious phases in the scatter.
+ */
+static void test_local_noise(void **state)
+{
+	char err[256];
+	struct kpmc_fold_trace *t = one_sample_trace(500, 29, 1000000, draw_jittered_stop, NULL);
+	struct kpmc_fold_result *r;
+	struct kpmc_fold_opts o;
+
+	(void)state;
+	kpmc_fold_opts_init(&o);
+	o.bootstrap = 0;
+	assert_int_equal(kpmc_fold(t, "r", 0, &o, &r, err, sizeof(err)), 0);
+	assert_int_equal(r->series[0].nphases, 2);
+	assert_true(fabs(r->series[0].phases[0].x1 - 0.4) <= 0.01);
+	kpmc_fold_result_free(r);
+	kpmc_fold_trace_free(t);
+}
+
+/* Exact counts whose rate is multiplied by *arg at 0.5. */
+static void draw_rate_change(double *x, double *c, const void *arg)
+{
+	double k = *(const double *)arg, s1 = 1 / (0.5 * (1 + k));
+
+	*x = uniform();
+	*c = *x < 0.5 ? s1 * *x : s1 * (0.5 + k * (*x - 0.5));
+}
+
+/*
+ * Precise counts (noise of a count in 1e6) whose rate changes by 2% at 0.5:
+ * true, and the BIC takes it with --min-change 0; by default (5%) one phase.
+ * A change of 10% is two phases either way.
+ */
+static void test_min_change(void **state)
+{
+	static const double change[] = { 1.02, 1.10 };
+	static const unsigned int want[] = { 1, 2 };
+
+	(void)state;
+	for (unsigned int c = 0; c < 2; c++) {
+		char err[256];
+		struct kpmc_fold_trace *t = one_sample_trace(500, 31, 1000000, draw_rate_change, &change[c]);
+		struct kpmc_fold_result *r;
+		struct kpmc_fold_opts o;
+
+		kpmc_fold_opts_init(&o);
+		o.bootstrap = 0;
+		assert_int_equal(kpmc_fold(t, "r", 0, &o, &r, err, sizeof(err)), 0);
+		assert_int_equal(r->series[0].nphases, want[c]);
+		kpmc_fold_result_free(r);
+		o.min_change = 0;
+		assert_int_equal(kpmc_fold(t, "r", 0, &o, &r, err, sizeof(err)), 0);
+		assert_int_equal(r->series[0].nphases, 2);
+		assert_true(fabs(r->series[0].phases[0].x1 - 0.5) <= 0.01);
+		kpmc_fold_result_free(r);
+		o.min_change = 1.5;
+		assert_int_equal(kpmc_fold(t, "r", 0, &o, &r, err, sizeof(err)), -1);
+		kpmc_fold_trace_free(t);
+	}
 }
 
 static void test_outliers(void **state)
@@ -576,6 +674,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_break_inside_bin, teardown),
 		cmocka_unit_test_teardown(test_phase_count, teardown),
 		cmocka_unit_test_teardown(test_robust_phases, teardown),
+		cmocka_unit_test_teardown(test_local_noise, teardown),
+		cmocka_unit_test_teardown(test_min_change, teardown),
 		cmocka_unit_test_teardown(test_outliers, teardown),
 		cmocka_unit_test_teardown(test_max_samples, teardown),
 		cmocka_unit_test_teardown(test_multiplexed, teardown),
