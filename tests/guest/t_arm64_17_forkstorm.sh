@@ -1,12 +1,18 @@
-# Fork storm (issue 15): 5,000 threads and 5,000 processes, each spinning
+# Fork storm (issue 15): 5,000 threads and 5,000 processes (1,000 and 1,000
+# on the debug kernels, below), each spinning
 # 40,000 user cycles, under EBS every 10,000 cycles, with a 2-record ring
 # whose reader is stopped for a second. Each worker makes exactly 5 records (4 ebs + exit);
 # every record is either in the trace or counted by a LOST record, so
-# records seen + records lost = 5 x 10,000 + the main thread's own (the
+# records seen + records lost = 5 x the workers + the main thread's own (the
 # nsample of its exit record). Afterwards nothing of kpmc's is live.
+# The patched tiers' debug kernels (KASAN, lockdep, kmemleak; PREEMPT_RT
+# debug) take 168 s of guest time for the 10,000 (42% of their suite): 1,000
+# and 1,000 there, which still overflow the ring for the same paths.
+FS_N=5000
+grep -q 'kpmc.tier=patched' /proc/cmdline && FS_N=1000
 load
 r=""
-kpmc -k 2 -c pmc0,ebs0=10000 -- "$BIN/forkstorm" 5000 5000 20000 >$OUT/storm.txt 2>$OUT/storm.err &
+kpmc -k 2 -c pmc0,ebs0=10000 -- "$BIN/forkstorm" $FS_N $FS_N 20000 >$OUT/storm.txt 2>$OUT/storm.err &
 kp=$!
 # A reader that keeps up loses nothing even with 2 slots (every record wakes
 # it): stop it for a second while the storm runs, so the ring overflows.
@@ -27,8 +33,8 @@ awk '
 	}' $OUT/storm.txt >$OUT/storm.sum
 read -r seen lost exits main_n over <$OUT/storm.sum
 echo "forkstorm: $seen records seen, $lost lost, $exits exit records seen, main thread $main_n records"
-[ "$((seen + lost))" -eq "$((50000 + main_n))" ] ||
-	r="$r seen $seen + lost $lost != 50000 + main's $main_n;"
+[ "$((seen + lost))" -eq "$((10 * FS_N + main_n))" ] ||
+	r="$r seen $seen + lost $lost != $((10 * FS_N)) + main's $main_n;"
 [ "$over" -eq 0 ] || r="$r $over workers with more than 5 records;"
 [ "$lost" -gt 0 ] || r="$r nothing lost with a 2-record ring: the test lost its point;"
 sleep 1
