@@ -12,7 +12,8 @@
 # 64: one call of 505 was off in one of 9 runs on 6.12, all exact in the
 # other 8: QEMU's split of user and kernel counts at an interrupt taken in
 # user mode, which t_arm64_21_fold.sh allows 1% for); the kernel-mode
-# instructions are the same getppid calls (the sums within 0.5%: only the
+# instructions are the same getppid calls (the sums within 0.5%, 2% on the
+# debug kernels: only the
 # timer ticks and the samples' interrupts, which fall at other places in the
 # two runs, differ). KPMC_FOLD_FUNCTIONS naming
 # no function, or with bad syntax, fails kpmc_start with the name in the
@@ -71,8 +72,13 @@ kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 du=$(kv "$s" user_diff)
 [ "$(kv "$s" user_differ)" -le 5 ] && [ "$(kv "$s" user_maxoff)" -le 64 ] && [ "${du#-}" -lt 1000 ] ||
 	r="$r user instructions: the function run's minus the marks' $du in most calls, $(kv "$s" user_differ) calls off it (call:offset $(kv "$s" user_odd); want at most 5, by at most 64, and the difference under 1000);"
-awk -v s="$(kv "$s" kernel_sums)" 'BEGIN { split(s, a, ","); d = a[2] - a[1]; exit !(a[1] > 0 && (d < 0 ? -d : d) * 200 <= a[1]) }' ||
-	r="$r kernel instructions summed over the calls $(kv "$s" kernel_sums): want within 0.5%;"
+# The patched debug kernels' own work in interrupts (lockdep, KASAN,
+# PREEMPT_RT's threaded handlers) differs more between two runs: 0.50% once
+# on 6.12-rt debug; 2% there.
+ktol=200
+grep -q 'kpmc.tier=patched' /proc/cmdline && ktol=50
+awk -v s="$(kv "$s" kernel_sums)" -v t=$ktol 'BEGIN { split(s, a, ","); d = a[2] - a[1]; exit !(a[1] > 0 && (d < 0 ? -d : d) * t <= a[1]) }' ||
+	r="$r kernel instructions summed over the calls $(kv "$s" kernel_sums): want within $((100 / ktol)).$((1000 / ktol % 10))%;"
 # Errors: a name with no function, bad syntax; kpmc_start says which.
 KPMC_FOLD_FUNCTIONS=work,no_such_fn "$BIN/twophase_fn" coarse >$OUT/ff_err1.out 2>&1 &&
 	r="$r KPMC_FOLD_FUNCTIONS=work,no_such_fn: ran;"
