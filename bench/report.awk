@@ -138,7 +138,8 @@ END {
 	}
 	printf "(perf throttles above kernel.perf_event_max_sample_rate: fewer samples at 10000)\n"
 	printf "(Consumers: kpmc's is the kpmc CLI adding records up (-A), perf's a thread\n"
-	printf " draining the mmap ring; both woken at a quarter-full ring or 20 ms)\n"
+	printf " draining the mmap ring; both woken only at a quarter-full ring and at the\n"
+	printf " end, as perf record is: kpmc -A's wakeup=watermark, poll() without timeout)\n"
 
 	printf "\n4. Self-read of one counter, guest ns per read\n"
 	printf "%-28s %10s\n", "path", "ns/read"

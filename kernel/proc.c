@@ -338,7 +338,8 @@ static ssize_t monitor_read(struct file *f, char __user *buf, size_t len, loff_t
 
 /*
  * "ring=N", "ring=N,noloss" or "noloss": records in this session's ring and
- * no-loss mode (before its first record).
+ * no-loss mode (before its first record); "wakeup=MS" or "wakeup=watermark":
+ * how soon records wake the reader (at any time).
  */
 static ssize_t monitor_write(struct file *f, const char __user *ubuf,
 			     size_t count, loff_t *ppos)

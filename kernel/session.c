@@ -295,6 +295,7 @@ struct kpmc_session *kpmc_session_open(char *why, size_t len)
 	kpmc_hrtimer_setup(&s->wake_timer, session_wake_timer, CLOCK_MONOTONIC,
 			   HRTIMER_MODE_REL);
 	s->wake_mark = max(1u, kpmc_ring_records / 4);
+	s->wakeup_ms = KPMC_WAKEUP_DEFAULT;
 	INIT_RCU_WORK(&s->free_work, session_free);
 	/* Hard: on PREEMPT_RT it queues the free at once, not from a kthread. */
 	s->free_irq = IRQ_WORK_INIT_HARD(session_free_irq);
@@ -657,7 +658,9 @@ static void arm_wake_timer(struct kpmc_session *s, unsigned int delay_ms)
  */
 static void pushed(struct kpmc_session *s, bool fits, u32 tid, unsigned long flags)
 {
-	unsigned int delay_ms = READ_ONCE(kpmc_wakeup_ms);
+	bool timed = s->wakeup_ms != KPMC_WAKEUP_WATERMARK;
+	unsigned int delay_ms = s->wakeup_ms == KPMC_WAKEUP_DEFAULT ?
+				READ_ONCE(kpmc_wakeup_ms) : timed ? s->wakeup_ms : 0;
 	struct kpmc_noloss_waiter *waiter = NULL;
 	bool wake = false, arm = false;
 
@@ -667,9 +670,10 @@ static void pushed(struct kpmc_session *s, bool fits, u32 tid, unsigned long fla
 	    noloss_may_wait(s, tid))
 		waiter = noloss_claim(s, tid);
 	/* A full ring (records dropped), or one a thread waits on, must be drained now. */
-	if (!fits || waiter || !delay_ms || kpmc_ring_used(&s->pos) >= s->wake_mark)
+	if (!fits || waiter || (timed && !delay_ms) ||
+	    kpmc_ring_used(&s->pos) >= s->wake_mark)
 		wake = true;
-	else if (!s->wake_armed)
+	else if (timed && !s->wake_armed)
 		arm = s->wake_armed = true;
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	if (waiter)
@@ -919,6 +923,36 @@ int kpmc_session_resize(struct kpmc_session *s, u32 records, char *why, size_t l
 	return ring_configure(s, records, false, why, len);
 }
 
+/*
+ * "wakeup=MS" (0: every record) or "wakeup=watermark" (no timer: records
+ * wake the reader once the ring is a quarter full, or full): at any time;
+ * a wake-up timer already started still fires once.
+ */
+static int wakeup_configure(struct kpmc_session *s, const char *arg, size_t len,
+			    char *why, size_t whylen)
+{
+	char q[KPMC_QUOTE_MAX + 2];
+	unsigned long flags;
+	int policy;
+	u64 ms;
+
+	if (len == 9 && !memcmp(arg, "watermark", 9)) {
+		policy = KPMC_WAKEUP_WATERMARK;
+	} else if (!kpmc_parse_u64(arg, len, &ms) && ms <= KPMC_WAKEUP_MAX_MS) {
+		policy = (int)ms;
+	} else {
+		kpmc_quote_token(q, sizeof(q), arg, len);
+		snprintf(why, whylen,
+			 "wakeup='%s': expected a delay in ms (0 to %d) or watermark",
+			 q, KPMC_WAKEUP_MAX_MS);
+		return -EINVAL;
+	}
+	raw_spin_lock_irqsave(&s->lock, flags);
+	s->wakeup_ms = policy;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	return 0;
+}
+
 int kpmc_session_command(struct kpmc_session *s, const char *buf, size_t len,
 			 char *why, size_t whylen)
 {
@@ -930,12 +964,16 @@ int kpmc_session_command(struct kpmc_session *s, const char *buf, size_t len,
 
 	if (len == 6 && !memcmp(buf, "noloss", 6))
 		return ring_configure(s, 0, true, why, whylen);
+	if (len > 7 && !memcmp(buf, "wakeup=", 7))
+		return wakeup_configure(s, buf + 7, len - 7, why, whylen);
 	if (comma && len - number_end == 7 && !memcmp(comma, ",noloss", 7))
 		noloss = true;
 	if (number_end <= 5 || memcmp(buf, "ring=", 5) || (comma && !noloss) ||
 	    kpmc_parse_u64(buf + 5, number_end - 5, &n) || n > U32_MAX) {
 		kpmc_quote_token(q, sizeof(q), buf, len);
-		snprintf(why, whylen, "'%s': expected ring=N, ring=N,noloss or noloss", q);
+		snprintf(why, whylen,
+			 "'%s': expected ring=N, ring=N,noloss, noloss, wakeup=MS or wakeup=watermark",
+			 q);
 		return -EINVAL;
 	}
 	return ring_configure(s, (u32)n, noloss, why, whylen);

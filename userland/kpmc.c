@@ -9,6 +9,7 @@
  *   kpmc report [--folded] TRACE
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -72,6 +73,10 @@ static void usage(FILE *f)
 		"  --no-loss  a monitored thread that fills the ring waits (at its return to\n"
 		"             user mode) until kpmc has read it: no record lost\n"
 		"  --no-mmap  take records with read() instead of from the mapped ring\n"
+		"  --wakeup MS|watermark  how soon records reach kpmc: within MS ms (0: each\n"
+		"             record), or only when the ring is a quarter full (watermark,\n"
+		"             perf record's way: no timer wake-ups). Default: watermark\n"
+		"             with -A or -o FILE (nothing shown while PROG runs), else 20 ms\n"
 		"  -o FILE    write the trace to FILE\n"
 		"  -A         print only per-thread totals at the end\n"
 		"  -m NAME=EXPR  a metric over each thread's totals, printed at the end\n"
@@ -149,6 +154,27 @@ static void kernel_reason(int err, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 	if (!buf[0])
 		snprintf(buf, len, "%s", strerror(err));
+}
+
+/*
+ * The session's wake-up policy: --wakeup's, or, when nothing is shown while
+ * the program runs (totals, a trace file), the watermark's alone, as perf
+ * record is woken: a wake-up, a switch to kpmc and back, costs more than
+ * a dozen samples. A module without the setting keeps its default then.
+ */
+static int set_wakeup(int mon, const char *wakeup, int quiet_run)
+{
+	char req[32], reason[256];
+	int n;
+
+	if (!wakeup && !quiet_run)
+		return 0;
+	n = snprintf(req, sizeof(req), "wakeup=%s", wakeup ? wakeup : "watermark");
+	if (write(mon, req, (size_t)n) == n || !wakeup)
+		return 0;
+	kernel_reason(errno, reason, sizeof(reason));
+	fprintf(stderr, "kpmc: --wakeup %s: %s\n", wakeup, reason);
+	return 1;
 }
 
 /* One write() of s to a /proc/kpmc file; on failure print what and why. */
@@ -642,6 +668,7 @@ int main(int argc, char **argv)
 	long tbs_ms = 0;
 	unsigned long ring_records = 0;
 	int system_wide = 0, exclude_idle = 0, raw_only = 0, noloss = 0, no_mmap = 0;
+	const char *wakeup = NULL;
 	const char *virt_wanted = NULL;
 	char virt_names[KPMC_MAX_VIRT][32];
 	long virt_mask;
@@ -658,6 +685,7 @@ int main(int argc, char **argv)
 		{ "heatmap", required_argument, NULL, 3 },
 		{ "no-loss", no_argument, NULL, 4 },
 		{ "no-mmap", no_argument, NULL, 5 },
+		{ "wakeup", required_argument, NULL, 6 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *rawfile = NULL, *replay = NULL;
@@ -810,6 +838,19 @@ int main(int argc, char **argv)
 		case 5:
 			no_mmap = 1;
 			break;
+		case 6: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (strcmp(optarg, "watermark") &&
+			    (!*optarg || *end || !isdigit((unsigned char)*optarg) || v > 60000)) {
+				fprintf(stderr, "kpmc: --wakeup '%s': want a delay in ms (0 to 60000) or watermark\n",
+					optarg);
+				return 2;
+			}
+			wakeup = optarg;
+			break;
+		}
 		case 'w':
 			rawfile = optarg;
 			break;
@@ -975,6 +1016,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (set_wakeup(mon, wakeup, t.aggregate || outfile))
+		return 1;
 	/*
 	 * The mapped ring, after its size is set (mapping fixes it). A module
 	 * without one (EIO) is read() from, as is any ring this CLI cannot map.

@@ -16,7 +16,9 @@
  *                   time under -icount; at shift=0 cycles = instructions)
  * A second thread plays perf record: it drains the mmap ring, counting
  * samples, when woken by perf's watermark (a quarter of the ring, as kpmc
- * wakes its reader) or every 20 ms (kpmc's default wakeup_ms).
+ * wakes its reader), and at the end; like perf record it polls without a
+ * timeout (as kpmc -A, which asks for wakeup=watermark, and learns of its
+ * program's end from a pidfd).
  *
  * Prints: KPMC-BENCH spin n=N mode=M arg=A ns=T samples=S lost=L
  */
@@ -29,7 +31,7 @@
 
 #define RING_PAGES 64
 
-static volatile int done;
+static int ended[2] = { -1, -1 };
 static struct perf_event_mmap_page *meta;
 static size_t page;
 static int leader = -1;
@@ -63,15 +65,15 @@ static void drain(void)
 
 static void *consumer(void *arg)
 {
-	struct pollfd p = { .fd = leader, .events = POLLIN };
+	struct pollfd p[2] = { { .fd = leader, .events = POLLIN },
+			       { .fd = ended[0], .events = POLLIN } };
 
 	(void)arg;
-	while (!done) {
-		if (poll(&p, 1, 20) < 0)
+	while (!p[1].revents) {
+		if (poll(p, 2, -1) < 0)
 			break;
 		drain();
 	}
-	drain();
 	return NULL;
 }
 
@@ -151,7 +153,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		open_sampler(mode, arg);
-		if (pthread_create(&th, NULL, consumer, NULL)) {
+		if (pipe(ended) || pthread_create(&th, NULL, consumer, NULL)) {
 			fprintf(stderr, "spin: pthread_create failed\n");
 			return 1;
 		}
@@ -166,7 +168,8 @@ int main(int argc, char **argv)
 		ioctl(leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
 	t1 = bench_now_ns();
 	if (leader >= 0 && strcmp(mode, "perf-count")) {
-		done = 1;
+		if (write(ended[1], "e", 1) != 1)
+			return 1;
 		pthread_join(th, NULL);
 	}
 	printf("KPMC-BENCH spin n=%ld mode=%s arg=%ld ns=%llu samples=%llu lost=%llu\n",

@@ -62,6 +62,7 @@ struct kpmc_session {
 	struct hrtimer wake_timer;	/* batched wakeup: at most wakeup_ms late */
 	bool wake_armed;		/* wake_timer started, not yet fired; under lock */
 	u32 wake_mark;			/* records in the ring that wake at once */
+	int wakeup_ms;			/* "wakeup=": KPMC_WAKEUP_* or ms; under lock */
 	u64 records_in;			/* records pushed (kept + dropped); under lock */
 	struct irq_work free_irq;	/* the last put queues the free from any context */
 	struct rcu_work free_work;	/* free in process context, after a grace period */
@@ -72,6 +73,17 @@ struct kpmc_session {
 	struct kpmc_noloss *noloss;
 	u32 per_sample;			/* most records one sample takes (kpmc_session_set_headroom) */
 };
+
+/*
+ * A session's wake-up policy (the reader writes "wakeup=MS" or
+ * "wakeup=watermark"): by default the module's wakeup_ms; a reader that
+ * looks at records only at the end (a trace file, totals: perf record's
+ * way) takes no timer wake-ups, only the watermark's, a full ring's and a
+ * no-loss wait's.
+ */
+#define KPMC_WAKEUP_DEFAULT	(-1)
+#define KPMC_WAKEUP_WATERMARK	(-2)
+#define KPMC_WAKEUP_MAX_MS	60000
 
 enum kpmc_thread_state {
 	KPMC_IDLE,		/* known to kpmc (config/session owner), not counting */
@@ -325,7 +337,7 @@ void kpmc_defer(struct work_struct *work);
 void kpmc_defer_rcu(struct rcu_work *work);
 void kpmc_flush_deferred(void);
 int kpmc_session_resize(struct kpmc_session *s, u32 records, char *why, size_t len);
-/* A write to the monitor file: "ring=N", "ring=N,noloss" or "noloss". */
+/* A write to the monitor file: "ring=N", "ring=N,noloss", "noloss" or "wakeup=MS|watermark". */
 int kpmc_session_command(struct kpmc_session *s, const char *buf, size_t len,
 			 char *why, size_t whylen);
 /* mmap of the monitor file: the control page or the records (UAPI kpmc_ring_control). */
