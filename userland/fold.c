@@ -11,7 +11,8 @@
  * continuous piece-wise linear cumulative curve with C(0) = 0, C(1) = 1 and
  * no negative slope, fitted robustly (Huber, GSL's weighted least squares)
  * from the breakpoints of a first segmented least-squares pass (dynamic
- * programming on a grid), the number of phases chosen by a robust BIC, no
+ * programming on a grid, each point weighted by its local noise as in the
+ * fit), the number of phases chosen by a robust BIC, no
  * phase narrower than a minimum width (BSC's tool calls R's strucchange).
  */
 #include "fold.h"
@@ -176,22 +177,27 @@ static int fit_curve(const struct kpmc_fold_point *p, const double *w, size_t n,
 
 /*
  * A segment's line for the first pass (discontinuous segmented least squares
- * by dynamic programming): its residual sum of squares. A cumulative count
- * never falls, so a line that does is replaced by the best non-falling one,
- * flat at the mean.
+ * by dynamic programming): its residual sum of squares, each point weighted
+ * by w (1 / its local noise squared, as in the phase model's fit: unweighted,
+ * the noisy stretch of a curve would decide the splits, and a change where
+ * the points are precise, however clear, would be found by no candidate). A
+ * cumulative count never falls, so a line that does is replaced by the best
+ * non-falling one, flat at the weighted mean.
  */
-static double seg_fit(const double *x, const double *y, size_t i, size_t j, double *c0, double *c1)
+static double seg_fit(const double *x, const double *y, const double *w, size_t i, size_t j,
+		      double *c0, double *c1)
 {
 	double cov00, cov01, cov11, rss;
 
 	if (x[i] != x[j - 1]) {
-		gsl_fit_linear(x + i, 1, y + i, 1, j - i, c0, c1, &cov00, &cov01, &cov11, &rss);
+		gsl_fit_wlinear(x + i, 1, w + i, 1, y + i, 1, j - i, c0, c1, &cov00, &cov01, &cov11,
+				&rss);
 		if (*c1 >= 0)
 			return rss;
 	}
 	*c1 = 0;
-	*c0 = gsl_stats_mean(y + i, 1, j - i);
-	return gsl_stats_tss_m(y + i, 1, j - i, *c0);
+	*c0 = gsl_stats_wmean(w + i, 1, y + i, 1, j - i);
+	return gsl_stats_wtss_m(w + i, 1, y + i, 1, j - i, *c0);
 }
 
 /* Region time that points [lo, hi) stand for: from the first to the next segment's first. */
@@ -206,8 +212,8 @@ static double seg_width(const double *x, size_t n, size_t lo, size_t hi)
  * points between its neighbours, keeping segments minseg points and minw
  * wide; again until none moves.
  */
-static void refine(const double *x, const double *y, size_t n, unsigned int k, size_t minseg,
-		   double minw, size_t reach, size_t *bp)
+static void refine(const double *x, const double *y, const double *w, size_t n, unsigned int k,
+		   size_t minseg, double minw, size_t reach, size_t *bp)
 {
 	double c0, c1;
 
@@ -228,7 +234,7 @@ static void refine(const double *x, const double *y, size_t n, unsigned int k, s
 
 				if (seg_width(x, n, lo, i) < minw || seg_width(x, n, i, hi) < minw)
 					continue;
-				v = seg_fit(x, y, lo, i, &c0, &c1) + seg_fit(x, y, i, hi, &c0, &c1);
+				v = seg_fit(x, y, w, lo, i, &c0, &c1) + seg_fit(x, y, w, i, hi, &c0, &c1);
 				if (v < bestv) {
 					bestv = v;
 					besti = i;
@@ -249,8 +255,8 @@ static void refine(const double *x, const double *y, size_t n, unsigned int k, s
  * (x sorted) on a grid, refined point by point; bps[k][0 .. k-2] the first
  * point index of segments 1..., ok[k] whether k segments fit at all.
  */
-static void segment(const double *x, const double *y, size_t n, unsigned int maxk, double minw,
-		    size_t bps[][KPMC_FOLD_MAX_PHASES], int *ok)
+static void segment(const double *x, const double *y, const double *w, size_t n, unsigned int maxk,
+		    double minw, size_t bps[][KPMC_FOLD_MAX_PHASES], int *ok)
 {
 	size_t minseg = 3, g, grid = n < SEG_GRID ? n : SEG_GRID;
 	size_t c[SEG_GRID + 1];
@@ -279,7 +285,7 @@ static void segment(const double *x, const double *y, size_t n, unsigned int max
 	for (size_t a = 0; a < grid; a++)
 		for (size_t b = a + 1; b <= grid; b++)
 			COST(a, b) = c[b] - c[a] >= minseg && seg_width(x, n, c[a], c[b]) >= minw ?
-				seg_fit(x, y, c[a], c[b], &c0, &c1) : INFINITY;
+				seg_fit(x, y, w, c[a], c[b], &c0, &c1) : INFINITY;
 	for (size_t b = 0; b <= grid; b++) {
 		BEST(1, b) = b ? COST(0, b) : INFINITY;
 		FROM(1, b) = 0;
@@ -306,7 +312,7 @@ static void segment(const double *x, const double *y, size_t n, unsigned int max
 			b = FROM(q, b);
 			bps[k][q - 2] = c[b];
 		}
-		refine(x, y, n, k, minseg, minw, 3 * n / grid, bps[k]);
+		refine(x, y, w, n, k, minseg, minw, 3 * n / grid, bps[k]);
 		ok[k] = 1;
 	}
 #undef COST
@@ -336,6 +342,7 @@ struct hinge {
 struct hinge_work {
 	double *X, *t, *w, *r;		/* n x (1 + phases) design, target, weights, residuals */
 	double *sig;			/* each point's local noise scale, for BIC */
+	double *pw;			/* 1 / sig^2: the first pass's weights */
 	gsl_multifit_linear_workspace *ws;
 };
 
@@ -576,7 +583,7 @@ static int choose_phases(const double *x, const double *y, size_t n,
 		maxk = KPMC_FOLD_MAX_PHASES;
 	if (maxk > 1 / minw)
 		maxk = (unsigned int)(1 / minw);
-	segment(x, y, n, maxk, minw, bps, ok);
+	segment(x, y, hw->pw, n, maxk, minw, bps, ok);
 	for (k = 1; k <= maxk; k++) {
 		struct hinge *h = &cand[k];
 		double c0[KPMC_FOLD_MAX_PHASES], c1[KPMC_FOLD_MAX_PHASES];
@@ -587,7 +594,8 @@ static int choose_phases(const double *x, const double *y, size_t n,
 		h->b[0] = 0;
 		h->b[k] = 1;
 		for (j = 0; j < k; j++)
-			seg_fit(x, y, j ? bps[k][j - 1] : 0, j + 1 < k ? bps[k][j] : n, &c0[j], &c1[j]);
+			seg_fit(x, y, hw->pw, j ? bps[k][j - 1] : 0, j + 1 < k ? bps[k][j] : n, &c0[j],
+				&c1[j]);
 		/* A breakpoint where the two lines meet, if they meet between the two points. */
 		for (j = 1; j < k; j++) {
 			size_t q = bps[k][j - 1];
@@ -649,10 +657,13 @@ static int phases(struct kpmc_fold_series *s, const struct kpmc_fold_opts *o, do
 		hw.w = malloc(n * sizeof(double));
 		hw.r = malloc(n * sizeof(double));
 		hw.sig = malloc(n * sizeof(double));
+		hw.pw = malloc(n * sizeof(double));
 		hw.ws = gsl_multifit_linear_alloc(n, KPMC_FOLD_MAX_PHASES + 1);
-		if (!hw.X || !hw.t || !hw.w || !hw.r || !hw.sig || !hw.ws)
+		if (!hw.X || !hw.t || !hw.w || !hw.r || !hw.sig || !hw.pw || !hw.ws)
 			goto out;
 		local_noise(x, y, n, hw.r, hw.sig, tmp);
+		for (i = 0; i < n; i++)
+			hw.pw[i] = 1 / (hw.sig[i] * hw.sig[i]);
 		if (choose_phases(x, y, n, o, &h, &hw))
 			goto out;
 	}
@@ -669,6 +680,7 @@ out:
 	free(hw.w);
 	free(hw.r);
 	free(hw.sig);
+	free(hw.pw);
 	if (hw.ws)
 		gsl_multifit_linear_free(hw.ws);
 	return rc;

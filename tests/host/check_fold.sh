@@ -14,13 +14,12 @@
 #   fold_kernel_rate_rises      the kernel-instruction rate after the break at least 10x the
 #                               rate before it (coarse fold's phases)
 #   fold_coarse_matches_fine    per counter (user, kernel instructions, cycles), in every one of
-#                               the 50 bins, the coarse fold's phase-model rate within 7.5% of the
+#                               the 50 bins, the coarse fold's phase-model rate within 5% of the
 #                               fine fold's peak, both runs freed of their sampling's cost
 #                               (fold_compensate.c: o per sample measured on the same calls of
 #                               both runs); in a bin holding a breakpoint of either fold, the
 #                               rates averaged over it and its neighbours (the breakpoint's own
-#                               tolerance, 0.40 +- 0.02, is a bin each way); within
-#                               [0.36, 0.44] (that tolerance and a bin) 10% of the peak
+#                               tolerance, 0.40 +- 0.02, is a bin each way)
 #   fold_plots                  both SVG plots well-formed XML with a plot per counter, the
 #                               CSVs with every bin and the folded samples
 # Exit status 0 when everything passed, 1 otherwise, 2 on bad usage.
@@ -174,18 +173,20 @@ verdict("fold_kernel_rate_rises",
 # samples support; its per-bin slope is noise of +-50%) against the fine
 # fold's phase model (16 samples a call); the fine fold's own per-bin rate
 # and the uncompensated coarse fold are printed, not judged.
-# Issue 18 asks for 5% of the peak everywhere. In a bin holding a
-# breakpoint of either fold, the rates averaged over it and its neighbours
-# (the breakpoint's own tolerance, 0.40 +- 0.02, is a bin each way). Since
-# the phase model weighs each point by its local noise (2026-11-25), the 15
-# trace pairs kept from every arm64 tier meet 5% (at most 2.96% within
-# [0.36, 0.44], 2.70% elsewhere), but a later 6.12-rt run reached 8.88% in
-# bin 21 (the kernel rate: the fine fold put a third breakpoint at 0.44):
-# judged at 7.5%, 10% within [0.36, 0.44], until the phases near a break
-# are steadier; the figures are printed either way.
-COMPARE_BOUND = 0.075
+# Issue 18 asks for 5% of the peak everywhere, and that is the bound. In a
+# bin holding a breakpoint of either fold, the rates averaged over it and
+# its neighbours (the breakpoint's own tolerance, 0.40 +- 0.02, is a bin
+# each way). The worst bin within [0.36, 0.44] (that tolerance and a bin)
+# is printed apart. Since the phases' first pass weighs each point by its
+# local noise as the fit does (2026-11-25), the 30 trace pairs kept from
+# every arm64 tier stay within 3.47% of the peak (3.47% within [0.36,
+# 0.44], 2.82% elsewhere); before it a 6.12-rt run reached 8.88% in bin 21
+# (the coarse fold's kernel rate with an unsupported phase 0.407-0.443, 9%
+# above its neighbour's, carried into the BIC's choice by a real one at
+# the region's begin).
+COMPARE_BOUND = 0.05
 NEAR_BREAK = (0.36, 0.44)
-NEAR_BOUND = 0.10
+NEAR_BOUND = 0.05
 
 
 def o_lines(m):

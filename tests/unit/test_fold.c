@@ -416,6 +416,54 @@ static void test_local_noise(void **state)
 	kpmc_fold_trace_free(t);
 }
 
+/*
+ * A counter whose points are precise for the first 40% of the region (noise
+ * 1e-4) and noisy after (0.02): 2% of its count in a burst over [0, 0.03),
+ * nothing until 0.4, the rest at a steady rate from there.
+ */
+static void draw_quiet_burst(double *x, double *c, const void *arg)
+{
+	double u;
+
+	(void)arg;
+	*x = uniform();
+	u = uniform() - 0.5;
+	/* Uniform noise of standard deviation 0.02 or 1e-4 (sqrt(12) u). */
+	*c = 0.02 * fmin(*x / 0.03, 1) + 0.98 * fmax(*x - 0.4, 0) / 0.6 +
+	     sqrt(12) * u * (*x > 0.4 ? 0.02 : 1e-4);
+	*c = *c < 0 ? 0 : *c > 1 ? 1 : *c;
+}
+
+/*
+ * The burst's end at 0.03 is a change 200 times the noise where it happens,
+ * the break at 0.4 one of the whole count: three phases, each change found.
+ * The first pass used to split its points unweighted, where the noisy part's
+ * squares outweigh the quiet part's: its candidates of 3 phases split the
+ * noise, none the burst, and the BIC could only choose two phases (4 of
+ * these 5 seeds, 8 of the first 10).
+ */
+static void test_weighted_first_pass(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		char err[256];
+		struct kpmc_fold_trace *t = one_sample_trace(500, seed, 1000000, draw_quiet_burst, NULL);
+		struct kpmc_fold_result *r;
+		struct kpmc_fold_opts o;
+
+		kpmc_fold_opts_init(&o);
+		o.bootstrap = 0;
+		assert_int_equal(kpmc_fold(t, "r", 0, &o, &r, err, sizeof(err)), 0);
+		if (r->series[0].nphases != 3 || fabs(r->series[0].phases[0].x1 - 0.03) > 0.01 ||
+		    fabs(r->series[0].phases[1].x1 - 0.4) > 0.01)
+			fail_msg("seed %u: %u phases, the first ending at %.4f, the second at %.4f",
+				 (unsigned int)seed, r->series[0].nphases, r->series[0].phases[0].x1,
+				 r->series[0].nphases > 1 ? r->series[0].phases[1].x1 : 1.0);
+		kpmc_fold_result_free(r);
+		kpmc_fold_trace_free(t);
+	}
+}
+
 /* Exact counts whose rate is multiplied by *arg at 0.5. */
 static void draw_rate_change(double *x, double *c, const void *arg)
 {
@@ -675,6 +723,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_phase_count, teardown),
 		cmocka_unit_test_teardown(test_robust_phases, teardown),
 		cmocka_unit_test_teardown(test_local_noise, teardown),
+		cmocka_unit_test_teardown(test_weighted_first_pass, teardown),
 		cmocka_unit_test_teardown(test_min_change, teardown),
 		cmocka_unit_test_teardown(test_outliers, teardown),
 		cmocka_unit_test_teardown(test_max_samples, teardown),
