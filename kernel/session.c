@@ -658,9 +658,9 @@ static void arm_wake_timer(struct kpmc_session *s, unsigned int delay_ms)
  */
 static void pushed(struct kpmc_session *s, bool fits, u32 tid, unsigned long flags)
 {
+	/* The session's delay, or the module's; none for the watermark alone. */
 	bool timed = s->wakeup_ms != KPMC_WAKEUP_WATERMARK;
-	unsigned int delay_ms = s->wakeup_ms == KPMC_WAKEUP_DEFAULT ?
-				READ_ONCE(kpmc_wakeup_ms) : timed ? s->wakeup_ms : 0;
+	unsigned int delay_ms = s->wakeup_ms >= 0 ? s->wakeup_ms : READ_ONCE(kpmc_wakeup_ms);
 	struct kpmc_noloss_waiter *waiter = NULL;
 	bool wake = false, arm = false;
 

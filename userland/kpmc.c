@@ -9,7 +9,6 @@
  *   kpmc report [--folded] TRACE
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -838,19 +837,14 @@ int main(int argc, char **argv)
 		case 5:
 			no_mmap = 1;
 			break;
-		case 6: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (strcmp(optarg, "watermark") &&
-			    (!*optarg || *end || !isdigit((unsigned char)*optarg) || v > 60000)) {
+		case 6:
+			if (kpmc_check_wakeup(optarg)) {
 				fprintf(stderr, "kpmc: --wakeup '%s': want a delay in ms (0 to 60000) or watermark\n",
 					optarg);
 				return 2;
 			}
 			wakeup = optarg;
 			break;
-		}
 		case 'w':
 			rawfile = optarg;
 			break;

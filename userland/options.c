@@ -37,6 +37,21 @@ long kpmc_parse_period_ms(const char *s)
 	return (long)whole;
 }
 
+int kpmc_check_wakeup(const char *s)
+{
+	unsigned long ms = 0;
+	const char *p = s;
+
+	if (!strcmp(s, "watermark"))
+		return 0;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		ms = ms * 10 + (unsigned long)(*p - '0');
+		if (ms > 60000)
+			return -1;
+	}
+	return p == s || *p ? -1 : 0;
+}
+
 int kpmc_build_config(const char *const *configs, int n, long tbs_ms, char *out, size_t len)
 {
 	size_t used = 0;

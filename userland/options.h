@@ -12,6 +12,12 @@
 long kpmc_parse_period_ms(const char *secs);
 
 /*
+ * --wakeup's value: "watermark", or a delay in ms written in decimal, 0 to
+ * 60000 (the module's "wakeup=" bounds). 0 if it is one, else -1.
+ */
+int kpmc_check_wakeup(const char *s);
+
+/*
  * The n event sets of -c options joined by ';', each with ",tbs=MS" when
  * tbs_ms > 0, into out; -1 if it does not fit.
  */

@@ -332,6 +332,19 @@ static void test_period(void **state)
 	assert_int_equal(kpmc_parse_period_ms(""), -1);
 	assert_int_equal(kpmc_parse_period_ms("."), -1);
 	assert_int_equal(kpmc_parse_period_ms("1e3"), -1);
+	/* --wakeup: what the module's "wakeup=" takes, in decimal. */
+	assert_int_equal(kpmc_check_wakeup("watermark"), 0);
+	assert_int_equal(kpmc_check_wakeup("0"), 0);
+	assert_int_equal(kpmc_check_wakeup("20"), 0);
+	assert_int_equal(kpmc_check_wakeup("60000"), 0);
+	assert_int_equal(kpmc_check_wakeup("60001"), -1);
+	assert_int_equal(kpmc_check_wakeup("99999999999999999999"), -1);
+	assert_int_equal(kpmc_check_wakeup(""), -1);
+	assert_int_equal(kpmc_check_wakeup("-1"), -1);
+	assert_int_equal(kpmc_check_wakeup(" 5"), -1);
+	assert_int_equal(kpmc_check_wakeup("5x"), -1);
+	assert_int_equal(kpmc_check_wakeup("0x10"), -1);
+	assert_int_equal(kpmc_check_wakeup("watermarks"), -1);
 
 	const char *one[] = { "pmc0" }, *two[] = { "pmc0,pmc1=0x8", "pmc1=0x11,mux=5" };
 
