@@ -16,8 +16,12 @@ case $arch in aarch64) name=arm64 ;; *) name=x86 ;; esac
 # kpmc.fuzz=OPS[,SEED] (make fuzz): the stateful fuzzer only.
 # run_test FILE: source one test file; its guest time goes to the log
 # (KPMC-TIME NAME SECONDS) for scripts/run-guest-tests.sh's slowest-tests line.
+# kpmc.only=WORD (development, through KPMC_GUEST_APPEND): only the test
+# files whose name contains WORD.
+only=$(sed -n 's/.*kpmc\.only=\([A-Za-z0-9_]*\).*/\1/p' /proc/cmdline)
 run_test() {
 	rt_name=$(basename "$1" .sh)
+	case $rt_name in *"$only"*) ;; *) return 0 ;; esac
 	rt_t0=$(cut -d' ' -f1 /proc/uptime)
 	. "$1"
 	echo "KPMC-TIME $rt_name $(awk -v t0="$rt_t0" '{ printf "%.1f", $1 - t0 }' /proc/uptime)"
