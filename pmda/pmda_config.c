@@ -22,7 +22,8 @@ struct parse_state {
 	char *err;
 	size_t len;
 	unsigned int interval_line, threads_line, grace_line, rescan_line, first_process_line,
-		     cpus_line;
+		     cpus_line, kernel_line, save_line;
+	char kernel_token[128];	/* the first event that counts kernel mode, or "" */
 };
 
 /* "FILE:LINE: token 'X': why", always -1. */
@@ -119,15 +120,57 @@ static int parse_events(struct parse_state *s, struct kpmc_pmda_config *c, const
 	for (t = strtok_r(tokens, ",", &save); t; t = strtok_r(NULL, ",", &save))
 		if (strncmp(t, "rnd=", 4) && strncmp(t, "seed=", 5))
 			return refuse(s, t, "not for the agent (its interval sets tbs; one set, no sampling formats)");
-	if (!kpmc_config_is_raw(events) &&
-	    kpmc_parse_event_list(events, ev, KPMC_MAX_EVENTS, why, sizeof(why)) < 0)
-		return refuse(s, list, "%s", why);
+	if (kpmc_config_is_raw(events)) {
+		char raw[512];
+
+		snprintf(raw, sizeof(raw), "%s", events);
+		save = NULL;
+		for (t = strtok_r(raw, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			if (!s->kernel_token[0] && !strncmp(t, "os", 2) && isdigit((unsigned char)t[2]) &&
+			    strchr(t, '=') && strcmp(strchr(t, '='), "=0"))
+				snprintf(s->kernel_token, sizeof(s->kernel_token), "%.120s", t);
+	} else {
+		int n = kpmc_parse_event_list(events, ev, KPMC_MAX_EVENTS, why, sizeof(why));
+
+		if (n < 0)
+			return refuse(s, list, "%s", why);
+		for (int i = 0; i < n && !s->kernel_token[0]; i++)
+			if (ev[i].os == 1)
+				snprintf(s->kernel_token, sizeof(s->kernel_token), "%.100s:%s", ev[i].name,
+					 ev[i].usr == 1 ? "uk" : "k");
+	}
 	strcpy(c->events, list);
 	c->events_line = s->line;
 	return 0;
 }
 
-static int parse_process(struct parse_state *s, struct kpmc_pmda_config *c, const char *arg)
+/* The owner a comm= selector must come with: user=NAME or uid=N. */
+static int parse_owner(struct parse_state *s, struct kpmc_pmda_selector *sel, const char *comm,
+		       const char *arg)
+{
+	unsigned long n;
+
+	if (!arg)
+		return refuse(s, comm,
+			      "a command name is anyone's to take: give its owner on the same line (process %s user=NAME, or uid=N)",
+			      comm);
+	if (!strncmp(arg, "user=", 5)) {
+		if (!valid_user(arg + 5))
+			return refuse(s, arg + 5, "not a user name");
+		strcpy(sel->owner, arg + 5);
+		return 0;
+	}
+	if (!strncmp(arg, "uid=", 4)) {
+		if (parse_number(arg + 4, 0, 4294967294ul, &n))
+			return refuse(s, arg + 4, "not a uid (0 to 4294967294)");
+		sel->num = n;
+		return 0;
+	}
+	return refuse(s, arg, "only user=NAME or uid=N may follow %s", comm);
+}
+
+static int parse_process(struct parse_state *s, struct kpmc_pmda_config *c, const char *arg,
+			 const char *arg2)
 {
 	struct kpmc_pmda_selector *sel;
 	const char *eq = strchr(arg, '='), *v;
@@ -146,10 +189,14 @@ static int parse_process(struct parse_state *s, struct kpmc_pmda_config *c, cons
 	sel->line = s->line;
 	if (!*v)
 		return refuse(s, arg, "empty value");
+	if (arg2 && strncmp(arg, "comm=", 5))
+		return refuse(s, arg2, "unexpected after 'process %s'", arg);
 	if (!strncmp(arg, "comm=", 5)) {
 		if (strlen(v) > KPMC_PMDA_COMM_MAX)
 			return refuse(s, v, "longer than the kernel's %d-character command name",
 				      KPMC_PMDA_COMM_MAX);
+		if (parse_owner(s, sel, arg, arg2))
+			return -1;
 		sel->kind = KPMC_SEL_COMM;
 		strcpy(sel->text, v);
 	} else if (!strncmp(arg, "pid=", 4)) {
@@ -235,16 +282,33 @@ static int parse_line(struct parse_state *s, struct kpmc_pmda_config *c, char *l
 	if (!nt)
 		return 0;
 	w = tok[0];
-	/* Every directive takes one value; cpus may add noidle. */
+	/* Every directive takes one value; cpus may add noidle, process comm= its owner. */
 	if (nt == 1)
 		return refuse(s, w, "wants a value");
-	if (nt > 2 && !(!strcmp(w, "cpus") && nt == 3))
-		return refuse(s, tok[2], "unexpected after '%s %s'", w, tok[1]);
+	if (nt > 2 && !((!strcmp(w, "cpus") || !strcmp(w, "process")) && nt == 3))
+		return nt > 3 ? refuse(s, tok[3], "unexpected after '%s %s %s'", w, tok[1], tok[2]) :
+				refuse(s, tok[2], "unexpected after '%s %s'", w, tok[1]);
 
 	if (!strcmp(w, "events"))
 		return parse_events(s, c, tok[1]);
 	if (!strcmp(w, "process"))
-		return parse_process(s, c, tok[1]);
+		return parse_process(s, c, tok[1], nt == 3 ? tok[2] : NULL);
+	if (!strcmp(w, "kernel")) {
+		if (once(s, w, &s->kernel_line))
+			return -1;
+		if (strcmp(tok[1], "on") && strcmp(tok[1], "off"))
+			return refuse(s, tok[1], "wants on or off");
+		c->kernel = !strcmp(tok[1], "on");
+		return 0;
+	}
+	if (!strcmp(w, "save")) {
+		if (once(s, w, &s->save_line))
+			return -1;
+		if (parse_number(tok[1], 1, 3600, &n))
+			return refuse(s, tok[1], "not a number of seconds (1 to 3600)");
+		c->save_s = (unsigned int)n;
+		return 0;
+	}
 	if (!strcmp(w, "interval")) {
 		if (once(s, w, &s->interval_line))
 			return -1;
@@ -294,7 +358,8 @@ static int parse_line(struct parse_state *s, struct kpmc_pmda_config *c, char *l
 		s->cpus_line = s->line;
 		return 0;
 	}
-	return refuse(s, w, "unknown directive (events, interval, process, threads, cpus, grace, rescan)");
+	return refuse(s, w,
+		      "unknown directive (events, interval, process, threads, cpus, grace, rescan, kernel, save)");
 }
 
 static void defaults(struct kpmc_pmda_config *c)
@@ -303,6 +368,9 @@ static void defaults(struct kpmc_pmda_config *c)
 	c->interval_ms = KPMC_PMDA_DEFAULT_INTERVAL_MS;
 	c->grace_s = KPMC_PMDA_DEFAULT_GRACE_S;
 	c->rescan_ms = KPMC_PMDA_DEFAULT_RESCAN_MS;
+	c->save_s = KPMC_PMDA_DEFAULT_SAVE_S;
+	/* Kernel-mode counts only when the file says so: see the 'kernel' directive. */
+	c->kernel = 0;
 }
 
 int kpmc_pmda_config_parse(const char *text, const char *file, struct kpmc_pmda_config *c,
@@ -338,6 +406,13 @@ int kpmc_pmda_config_parse(const char *text, const char *file, struct kpmc_pmda_
 	if ((c->nsel || c->system_wide) && !c->events_line) {
 		s.line = c->nsel ? c->sel[0].line : s.cpus_line;
 		refuse(&s, c->nsel ? "process" : "cpus", "nothing to count: no 'events' line");
+		defaults(c);
+		return -1;
+	}
+	if (s.kernel_token[0] && !c->kernel) {
+		s.line = c->events_line;
+		refuse(&s, s.kernel_token,
+		       "counts kernel mode, which its readers may not be allowed to see: add 'kernel on' to allow it");
 		defaults(c);
 		return -1;
 	}

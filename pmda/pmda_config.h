@@ -8,11 +8,19 @@
  *   events LIST            one event set, as kpmc -c takes it (names or pmcN=..)
  *   interval MS            a thread's counts reach the agent every MS ms of its
  *                          on-CPU time (the set's tbs), and at its exit
- *   process KEY=VALUE      whom: comm=NAME, pid=N, cgroup=/PATH, user=NAME, uid=N
+ *   process KEY=VALUE      whom: pid=N, cgroup=/PATH, user=NAME, uid=N, or
+ *                          comm=NAME user=NAME / comm=NAME uid=N (a command
+ *                          name alone is anyone's to take: it must come with
+ *                          its owner)
+ *   kernel on|off          may the events count kernel mode (:k, :uk, osN=1)?
+ *                          Off by default: the counts are served to whoever
+ *                          pmcd lets read them
  *   threads on|off         per-thread metrics too (off: cardinality)
  *   cpus all|LIST [noidle] system-wide, per CPU (excludes process lines)
  *   grace SECONDS          how long exited processes' final counts stay
  *   rescan MS              how often /proc is scanned for new matches
+ *   save SECONDS           the totals go to the state file (and to clients)
+ *                          at most this often
  */
 #ifndef KPMC_PMDA_CONFIG_H
 #define KPMC_PMDA_CONFIG_H
@@ -33,7 +41,8 @@ enum kpmc_pmda_sel_kind {
 struct kpmc_pmda_selector {
 	enum kpmc_pmda_sel_kind kind;
 	char text[256];		/* comm, cgroup path or user name */
-	unsigned long num;	/* pid or uid */
+	char owner[33];		/* comm=: the user= given with it, or "" (then uid= in num) */
+	unsigned long num;	/* pid or uid (comm=: the uid= given with it) */
 	unsigned int line;
 };
 
@@ -49,11 +58,14 @@ struct kpmc_pmda_config {
 	int noidle;
 	unsigned int grace_s;
 	unsigned int rescan_ms;
+	int kernel;		/* events may count kernel mode */
+	unsigned int save_s;
 };
 
 #define KPMC_PMDA_DEFAULT_INTERVAL_MS	1000
 #define KPMC_PMDA_DEFAULT_GRACE_S	300
 #define KPMC_PMDA_DEFAULT_RESCAN_MS	2000
+#define KPMC_PMDA_DEFAULT_SAVE_S	2
 
 /*
  * Parse text (the whole file; file names it in messages) into c. 0, or -1

@@ -46,14 +46,58 @@ static void totals_add(struct kpmc_pmda_totals *t, const struct kpmc_record *r)
 	t->records++;
 }
 
+/* Forget the ended threads of process pid (a new process has its pid). */
+static void drop_ended_threads(struct kpmc_pmda_task_table *t, uint32_t pid)
+{
+	unsigned int keep = 0;
+
+	for (unsigned int i = 0; i < t->n; i++)
+		if (t->v[i].pid != pid || !t->v[i].ended)
+			t->v[keep++] = t->v[i];
+	t->n = keep;
+}
+
+/* Has the ended process entry p's pid been taken by another process since? */
+static int pid_reused(struct kpmc_pmda_counts *c, const struct kpmc_pmda_task *p, uint64_t *start)
+{
+	if (!p->ended || !c->start_of || c->start_of(p->id, start, c->start_arg))
+		return 0;	/* alive, or nobody has the pid now: a late record of p */
+	/* Unknown start: p was gone when first named, so whoever has the pid is new. */
+	return !p->start || *start != p->start;
+}
+
+static void task_reset(struct kpmc_pmda_task *k, uint32_t id, uint32_t pid)
+{
+	memset(k, 0, sizeof(*k));
+	k->id = id;
+	k->pid = pid;
+}
+
 static int thread_record(struct kpmc_pmda_counts *c, const struct kpmc_record *r, time_t now,
 			 int threads, struct kpmc_pmda_task **new_proc)
 {
 	int ends = r->kind == KPMC_REC_EXIT || r->kind == KPMC_REC_DETACH;
 	struct kpmc_pmda_task *p = kpmc_pmda_counts_find(&c->procs, r->pid);
-	struct kpmc_pmda_task *th = kpmc_pmda_counts_find(&c->threads, r->tid);
-	int first_of_thread = th == NULL || th->ended;
+	struct kpmc_pmda_task *th;
+	int first_of_thread, fresh = 0;
+	uint64_t start;
 
+	if (p && pid_reused(c, p, &start)) {
+		drop_ended_threads(&c->threads, r->pid);
+		task_reset(p, r->pid, r->pid);
+		p->start = start;
+		c->changed = 1;
+		if (new_proc)
+			*new_proc = p;
+	}
+	th = kpmc_pmda_counts_find(&c->threads, r->tid);
+	/* The tid of a thread that ended for good, or of another process: a new thread. */
+	if (th && th->ended && (th->final || th->pid != r->pid)) {
+		task_reset(th, r->tid, r->pid);
+		c->changed |= threads;
+		fresh = 1;
+	}
+	first_of_thread = th == NULL || th->ended || fresh;
 	if (!p) {
 		p = task_add(&c->procs, r->pid, r->pid);
 		if (!p)
@@ -83,6 +127,7 @@ static int thread_record(struct kpmc_pmda_counts *c, const struct kpmc_record *r
 		totals_add(&th->t, r);
 	if (ends) {
 		th->ended = now;
+		th->final = 1;
 		if (p->live_threads && !--p->live_threads)
 			p->ended = now;
 	}
@@ -159,7 +204,45 @@ void kpmc_pmda_counts_expire(struct kpmc_pmda_counts *c, time_t now, unsigned in
 
 void kpmc_pmda_counts_free(struct kpmc_pmda_counts *c)
 {
+	int (*start_of)(uint32_t pid, uint64_t *start, void *arg) = c->start_of;
+	void *start_arg = c->start_arg;
+
 	free(c->procs.v);
 	free(c->threads.v);
 	memset(c, 0, sizeof(*c));
+	c->start_of = start_of;
+	c->start_arg = start_arg;
+}
+
+static int table_copy(struct kpmc_pmda_task_table *dst, const struct kpmc_pmda_task_table *src)
+{
+	struct kpmc_pmda_task *v = NULL;
+
+	if (src->n) {
+		v = malloc(src->n * sizeof(*v));
+		if (!v)
+			return -1;
+		memcpy(v, src->v, src->n * sizeof(*v));
+	}
+	free(dst->v);
+	dst->v = v;
+	dst->n = dst->cap = src->n;
+	return 0;
+}
+
+int kpmc_pmda_counts_copy(struct kpmc_pmda_counts *dst, const struct kpmc_pmda_counts *src)
+{
+	struct kpmc_pmda_task_table procs = dst->procs, threads = dst->threads;
+	struct kpmc_pmda_task_table np = { 0 }, nt = { 0 };
+
+	if (table_copy(&np, &src->procs) || table_copy(&nt, &src->threads)) {
+		free(np.v);
+		return -1;
+	}
+	free(procs.v);
+	free(threads.v);
+	*dst = *src;
+	dst->procs = np;
+	dst->threads = nt;
+	return 0;
 }

@@ -26,11 +26,14 @@ struct kpmc_pmda_task {
 	uint32_t id;		/* pid of a process, tid of a thread */
 	uint32_t pid;		/* the thread group (= id for a process) */
 	char comm[16];
-	char job[64];		/* SLURM_JOB_ID of the process, or "" */
+	char job[64];		/* the Slurm job of its cgroup, or "" */
+	char step[32];		/* the Slurm step of its cgroup, or "" */
 	char cgroup[192];	/* its cgroup v2 path, or "" */
+	uint32_t uid;		/* its real uid */
 	uint64_t start;		/* start time (/proc/PID/stat, ticks): tells a reused pid */
 	unsigned int live_threads;	/* threads seen and not yet ended (processes) */
 	time_t ended;		/* 0 while alive; else when its last thread ended */
+	int final;		/* a thread: ended by its own last record (EXIT or DETACH) */
 	struct kpmc_pmda_totals t;
 };
 
@@ -46,6 +49,15 @@ struct kpmc_pmda_counts {
 	uint64_t lost;			/* records the kernel dropped */
 	uint32_t counter_mask, virt_mask;	/* what any record carried */
 	int changed;			/* instances came or went since the caller cleared it */
+	/*
+	 * The start time of the process pid is now in /proc: 0, or -1 when
+	 * there is none. Asked only when a record comes for a pid whose entry
+	 * has ended, to tell a late record of that process from a new process
+	 * that reuses the pid. NULL: an ended entry always takes the record.
+	 * Kept by kpmc_pmda_counts_free.
+	 */
+	int (*start_of)(uint32_t pid, uint64_t *start, void *arg);
+	void *start_arg;
 };
 
 /*
@@ -53,6 +65,12 @@ struct kpmc_pmda_counts {
  * not NULL) points at the process then, for the caller to name it (comm,
  * job, cgroup). threads: keep per-thread totals too. 0, or -1 (no memory,
  * or a CPU record past the table).
+ *
+ * Entries are processes by (pid, start time): a record for a pid whose
+ * entry has ended, while /proc shows another process (another start time)
+ * with that pid, starts a new entry in place of the ended one (whose ended
+ * threads go with it). A thread that ended with its last record, or whose
+ * tid comes back in another process, starts afresh too.
  */
 int kpmc_pmda_counts_add(struct kpmc_pmda_counts *c, const struct kpmc_record *r, time_t now,
 			 int threads, struct kpmc_pmda_task **new_proc);
@@ -68,6 +86,14 @@ void kpmc_pmda_counts_expire(struct kpmc_pmda_counts *c, time_t now, unsigned in
 
 struct kpmc_pmda_task *kpmc_pmda_counts_find(struct kpmc_pmda_task_table *t, uint32_t id);
 
+/*
+ * dst (zeroed at first, or an earlier copy) becomes a copy of src, its
+ * tables its own: what is served while src goes on counting. 0, or -1 (no
+ * memory; dst unchanged).
+ */
+int kpmc_pmda_counts_copy(struct kpmc_pmda_counts *dst, const struct kpmc_pmda_counts *src);
+
+/* Free the tables and zero c (start_of and start_arg kept). */
 void kpmc_pmda_counts_free(struct kpmc_pmda_counts *c);
 
 #endif

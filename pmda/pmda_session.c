@@ -93,6 +93,15 @@ int kpmc_pmda_session_open(struct kpmc_pmda_session *s, const struct kpmc_pmda_c
 		snprintf(err, len, "cannot start a monitoring session: %s", why);
 		return -1;
 	}
+	/* First, before anything is attached: the session's threads are counted as an unprivileged owner's. */
+	if (write(s->fd, "unprivileged", 12) != 12) {
+		if (errno != EINVAL) {
+			kernel_reason(errno, why, sizeof(why));
+			snprintf(err, len, "unprivileged: %s", why);
+			goto fail;
+		}
+		s->capable_owner = 1;
+	}
 	if (write(s->fd, "ring=16384", 10) != 10) {
 		kernel_reason(errno, why, sizeof(why));
 		snprintf(err, len, "ring=16384: %s", why);
@@ -123,17 +132,20 @@ fail:
 	return -1;
 }
 
-int kpmc_pmda_session_attach(struct kpmc_pmda_session *s, pid_t tid)
+int kpmc_pmda_session_attach(struct kpmc_pmda_session *s, pid_t tid, char *why, size_t len)
 {
 	char req[48];
 	int e;
 
+	if (len)
+		why[0] = '\0';
 	if (s->fd < 0)
 		return -EBADF;
 	snprintf(req, sizeof(req), "pid=%d", tid);
 	e = proc_write("enable", req);
-	/* Already monitored: by this session (a monitored parent made it), or another. */
-	return e == -EBUSY ? 0 : e;
+	if (e && len)
+		kernel_reason(-e, why, len);
+	return e;
 }
 
 long kpmc_pmda_session_drain(struct kpmc_pmda_session *s,

@@ -17,17 +17,29 @@
 struct kpmc_pmda_session {
 	int fd;				/* /proc/kpmc/monitor, -1: none */
 	int system_wide;		/* enable cpus=... was written */
+	int capable_owner;		/* the module took no "unprivileged": an older one */
 	char raw[1024];			/* the set as the kernel took it */
 	char counter_name[KPMC_MAX_COUNTERS][96];	/* pmcN: its event as configured */
 	char virt_name[KPMC_MAX_VIRT][32];		/* virtN: the active module's name */
 };
 
-/* Open the session for c (which must be active); 0, or -1 with why in err. */
+/*
+ * Open the session for c (which must be active); 0, or -1 with why in err.
+ * The agent is root, but what it counts is served to others: the session
+ * asks kpmc to treat it as an unprivileged owner (perf_event_paranoid's
+ * rules, no counting across a setuid exec, no capable-only virtual
+ * counters). A module too old to know that takes the session anyway, with
+ * capable_owner set for the caller to warn.
+ */
 int kpmc_pmda_session_open(struct kpmc_pmda_session *s, const struct kpmc_pmda_config *c,
 			   char *err, size_t len);
 
-/* Attach thread tid: 0 (attached or already monitored), or -errno. */
-int kpmc_pmda_session_attach(struct kpmc_pmda_session *s, pid_t tid);
+/*
+ * Attach thread tid: 0, or -errno with the kernel's reason (last_error) in
+ * why. -EBUSY is both "already monitored" and "the counters are taken":
+ * kpmc_pmda_attach_classify tells them apart by the reason.
+ */
+int kpmc_pmda_session_attach(struct kpmc_pmda_session *s, pid_t tid, char *why, size_t len);
 
 /*
  * Read every record there is (non-blocking) into fn. The number read, or

@@ -24,8 +24,10 @@
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 
+#include "pmda_attach.h"
 #include "pmda_config.h"
 #include "pmda_counts.h"
+#include "pmda_names.h"
 #include "pmda_scan.h"
 #include "pmda_session.h"
 #include "pmda_state.h"
@@ -51,17 +53,21 @@ static struct {
 	const char *file;
 	const char *state;			/* totals kept across restarts */
 	int dirty;				/* totals changed since the state was saved */
+	long long saved_ms;			/* when they were last saved (-1: not yet) */
+	int save_failed;			/* the last save failed (logged once) */
 	struct kpmc_pmda_config cfg;
-	uid_t uids[KPMC_PMDA_MAX_SELECTORS];	/* user= selectors, resolved */
+	uid_t uids[KPMC_PMDA_MAX_SELECTORS];	/* user= selectors (and comm='s owners), resolved */
 	struct kpmc_pmda_session session;
-	struct kpmc_pmda_counts counts;
+	struct kpmc_pmda_counts counts;		/* what the records say now */
+	struct kpmc_pmda_counts served;		/* what fetches serve: the counts as last saved */
 	char error[512];			/* why nothing is counted, or "" */
-	pid_t *attached;			/* tids attached, sorted */
-	size_t nattached;
-	time_t next_scan_ms;
+	int error_is_attach;			/* error says why attaches are held back */
+	struct kpmc_pmda_attach attach;		/* threads attached, retries */
+	struct kpmc_pmda_scan_cache scan_cache;	/* what scans read of each process */
+	long long next_scan_ms;
 	unsigned int live_procs;
 	volatile sig_atomic_t reload;
-} agent = { .session = { .fd = -1 } };
+} agent = { .session = { .fd = -1 }, .saved_ms = -1 };
 
 static pmdaIndom indomtab[NR_INDOMS];
 static pmdaInstid counter_insts[KPMC_MAX_COUNTERS], virt_insts[KPMC_MAX_VIRT];
@@ -155,7 +161,7 @@ static void task_indom(pmdaIndom *d, const struct kpmc_pmda_task_table *t)
 	for (unsigned int i = 0; i < t->n; i++) {
 		char name[64];
 
-		snprintf(name, sizeof(name), "%06u %s", t->v[i].id, t->v[i].comm);
+		kpmc_pmda_instance_name(name, sizeof(name), t->v[i].id, t->v[i].comm);
 		d->it_set[d->it_numinst].i_inst = (int)t->v[i].id;
 		d->it_set[d->it_numinst].i_name = strdup(name);
 		if (d->it_set[d->it_numinst].i_name)
@@ -172,11 +178,11 @@ static void refresh_indoms(void)
 	indomtab[INDOM_COUNTER].it_numinst = agent.session.fd >= 0 ? KPMC_MAX_COUNTERS : 0;
 	indomtab[INDOM_VIRT].it_set = virt_insts;
 	indomtab[INDOM_VIRT].it_numinst = agent.session.fd >= 0 ? KPMC_MAX_VIRT : 0;
-	if (!agent.counts.changed && indomtab[INDOM_PROC].it_set)
+	if (!agent.served.changed && indomtab[INDOM_PROC].it_set)
 		return;
-	agent.counts.changed = 0;
-	task_indom(&indomtab[INDOM_PROC], &agent.counts.procs);
-	task_indom(&indomtab[INDOM_THREAD], agent.cfg.threads ? &agent.counts.threads : &none);
+	agent.served.changed = 0;
+	task_indom(&indomtab[INDOM_PROC], &agent.served.procs);
+	task_indom(&indomtab[INDOM_THREAD], agent.cfg.threads ? &agent.served.threads : &none);
 	free_insts(cpu);
 	cpu->it_set = calloc(256, sizeof(*cpu->it_set));
 	if (!cpu->it_set)
@@ -184,7 +190,7 @@ static void refresh_indoms(void)
 	for (unsigned int c = 0; c < 256; c++) {
 		char name[16];
 
-		if (!agent.counts.cpu_seen[c])
+		if (!agent.served.cpu_seen[c])
 			continue;
 		snprintf(name, sizeof(name), "cpu%u", c);
 		cpu->it_set[cpu->it_numinst].i_inst = (int)c;
@@ -211,11 +217,18 @@ static void on_record(const struct kpmc_record *r, void *arg)
 	if (p) {
 		struct kpmc_pmda_proc_info info;
 
-		/* Named once, at its first record: instance names stay stable. */
-		if (!kpmc_pmda_proc_info("/proc", (pid_t)p->id, &info)) {
+		/*
+		 * Named once, at its first record: instance names stay stable.
+		 * What the scan read of it, if it selected it; a child its
+		 * monitored parent made is read here, once.
+		 */
+		if (!kpmc_pmda_scan_info("/proc", &agent.scan_cache, (pid_t)p->id, &info) ||
+		    !kpmc_pmda_proc_info("/proc", (pid_t)p->id, &info)) {
 			snprintf(p->comm, sizeof(p->comm), "%s", info.comm);
 			snprintf(p->job, sizeof(p->job), "%s", info.job);
+			snprintf(p->step, sizeof(p->step), "%s", info.step);
 			snprintf(p->cgroup, sizeof(p->cgroup), "%s", info.cgroup);
+			p->uid = (uint32_t)info.uid;
 			p->start = info.start;
 		} else {
 			snprintf(p->comm, sizeof(p->comm), "?");
@@ -240,61 +253,61 @@ static void drain(void)
 	}
 }
 
-static int cmp_pid(const void *a, const void *b)
+static int attach_one(pid_t tid, char *why, size_t len, void *arg)
 {
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return (x > y) - (x < y);
+	(void)arg;
+	return kpmc_pmda_session_attach(&agent.session, tid, why, len);
 }
-
-struct scan_pass {
-	pid_t *seen;
-	size_t n, cap;
-};
 
 static void on_thread(pid_t pid, pid_t tid, const struct kpmc_pmda_proc_info *info, void *arg)
 {
-	struct scan_pass *s = arg;
-	int err;
+	char why[256], comm[sizeof(info->comm)];
 
-	(void)info;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		pid_t *v = realloc(s->seen, cap * sizeof(*v));
-
-		if (!v)
-			return;
-		s->seen = v;
-		s->cap = cap;
+	(void)arg;
+	switch (kpmc_pmda_attach_thread(&agent.attach, pid, tid, info->start, now_ms(), attach_one,
+					NULL, why, sizeof(why))) {
+	case KPMC_ATTACH_EV_REFUSED:
+		kpmc_pmda_safe_text(comm, sizeof(comm), info->comm);
+		pmNotifyErr(LOG_WARNING, "cannot attach thread %d of process %d (%s): %s; not tried again",
+			    tid, pid, comm, why);
+		break;
+	case KPMC_ATTACH_EV_BLOCKED:
+		pmNotifyErr(LOG_WARNING, "cannot attach threads now: %s; trying again later", why);
+		/* fall through */
+	case KPMC_ATTACH_EV_STILL_BLOCKED:
+		if (!agent.error[0] || agent.error_is_attach) {
+			snprintf(agent.error, sizeof(agent.error), "cannot attach threads now: %s", why);
+			agent.error_is_attach = 1;
+		}
+		break;
+	case KPMC_ATTACH_EV_RESUMED:
+		pmNotifyErr(LOG_INFO, "attaching threads again");
+		if (agent.error_is_attach) {
+			agent.error[0] = '\0';
+			agent.error_is_attach = 0;
+		}
+		break;
+	default:
+		break;
 	}
-	s->seen[s->n++] = tid;
-	if (agent.attached && bsearch(&tid, agent.attached, agent.nattached, sizeof(pid_t), cmp_pid))
-		return;
-	err = kpmc_pmda_session_attach(&agent.session, tid);
-	if (err && err != -ESRCH)
-		pmNotifyErr(LOG_WARNING, "cannot attach thread %d of process %d (%s): %s", tid, pid,
-			    info->comm, strerror(-err));
 }
 
 /* Attach threads of newly selected processes; processes gone from /proc end. */
 static void scan(void)
 {
-	struct scan_pass s = { 0 };
 	time_t now = time(NULL);
 	unsigned int live = 0;
 
-	kpmc_pmda_scan("/proc", &agent.cfg, agent.uids, getpid(), on_thread, &s);
-	qsort(s.seen, s.n, sizeof(pid_t), cmp_pid);
-	free(agent.attached);
-	agent.attached = s.seen;
-	agent.nattached = s.n;
+	kpmc_pmda_attach_begin(&agent.attach);
+	kpmc_pmda_scan("/proc", &agent.cfg, agent.uids, getpid(), &agent.scan_cache, on_thread, NULL);
+	kpmc_pmda_attach_end(&agent.attach);
 	for (unsigned int i = 0; i < agent.counts.procs.n; i++) {
 		struct kpmc_pmda_task *p = &agent.counts.procs.v[i];
-		struct kpmc_pmda_proc_info info;
+		unsigned long long start;
 
 		/* Gone, or its pid now another process's (one restored from the state file). */
-		if (!p->ended && (kpmc_pmda_proc_info("/proc", (pid_t)p->id, &info) ||
-				  (p->start && info.start != p->start))) {
+		if (!p->ended && (kpmc_pmda_proc_start("/proc", (pid_t)p->id, &start) ||
+				  (p->start && start != p->start))) {
 			kpmc_pmda_counts_gone(&agent.counts, p->id, now);
 			agent.dirty = 1;
 		}
@@ -302,6 +315,27 @@ static void scan(void)
 	}
 	agent.live_procs = live;
 	kpmc_pmda_counts_expire(&agent.counts, now, agent.cfg.grace_s);
+}
+
+/* The start time of the process pid has now (pmda_counts.h: a reused pid). */
+static int start_of(uint32_t pid, uint64_t *start, void *arg)
+{
+	unsigned long long s;
+
+	(void)arg;
+	if (kpmc_pmda_proc_start("/proc", (pid_t)pid, &s))
+		return -1;
+	*start = s;
+	return 0;
+}
+
+/* What fetches serve from now: the counts as they are (just saved, or restored). */
+static void serve_counts(void)
+{
+	if (kpmc_pmda_counts_copy(&agent.served, &agent.counts))
+		pmNotifyErr(LOG_ERR, "out of memory: serving the totals of the last save");
+	else
+		agent.counts.changed = 0;
 }
 
 /* ---- configuration ---- */
@@ -345,7 +379,7 @@ static int read_file(const char *path, char **text)
 }
 
 /* (Re)read the configuration and start counting what it names, if anything. */
-static void configure(void)
+static void configure_session(void)
 {
 	char *text = NULL, why[512];
 	int n;
@@ -354,10 +388,10 @@ static void configure(void)
 	kpmc_pmda_session_close(&agent.session);
 	kpmc_pmda_counts_free(&agent.counts);
 	agent.counts.changed = 1;
-	free(agent.attached);
-	agent.attached = NULL;
-	agent.nattached = 0;
+	kpmc_pmda_attach_free(&agent.attach);
+	kpmc_pmda_scan_cache_free(&agent.scan_cache);
 	agent.error[0] = '\0';
+	agent.error_is_attach = 0;
 	agent.live_procs = 0;
 	memset(&agent.cfg, 0, sizeof(agent.cfg));
 
@@ -374,15 +408,19 @@ static void configure(void)
 	}
 	free(text);
 	for (unsigned int i = 0; i < agent.cfg.nsel; i++) {
+		const struct kpmc_pmda_selector *sel = &agent.cfg.sel[i];
+		const char *user = sel->kind == KPMC_SEL_USER ? sel->text :
+				   sel->kind == KPMC_SEL_COMM && sel->owner[0] ? sel->owner : NULL;
+
 		agent.uids[i] = (uid_t)-1;
-		if (agent.cfg.sel[i].kind == KPMC_SEL_USER) {
-			struct passwd *pw = getpwnam(agent.cfg.sel[i].text);
+		if (user) {
+			struct passwd *pw = getpwnam(user);
 
 			if (pw)
 				agent.uids[i] = pw->pw_uid;
 			else
 				pmNotifyErr(LOG_WARNING, "%s:%u: user '%s' does not exist (yet): it selects nobody",
-					    agent.file, agent.cfg.sel[i].line, agent.cfg.sel[i].text);
+					    agent.file, sel->line, user);
 		}
 	}
 	if (!kpmc_pmda_config_active(&agent.cfg)) {
@@ -394,6 +432,9 @@ static void configure(void)
 		pmNotifyErr(LOG_ERR, "%s; counting nothing", why);
 		return;
 	}
+	if (agent.session.capable_owner)
+		pmNotifyErr(LOG_WARNING,
+			    "the kpmc module does not know \"unprivileged\": it counts for the agent as for root (kernel mode, across setuid programs); pmcd's access rules are all that guard these counts");
 	/* What was served before a restart of the agent, if it counted the same then. */
 	n = kpmc_pmda_state_load(agent.state, agent.session.raw, &agent.counts);
 	if (n < 0)
@@ -401,9 +442,20 @@ static void configure(void)
 	else if (n)
 		pmNotifyErr(LOG_INFO, "%s: %d processes and threads restored", agent.state, n);
 	agent.counts.changed = 1;
+	/* The restored totals are on disk already. */
+	agent.saved_ms = now_ms();
 	pmNotifyErr(LOG_INFO, "counting %s (%s) for %u process selectors%s", agent.cfg.events,
 		    agent.session.raw, agent.cfg.nsel, agent.cfg.system_wide ? ", per CPU" : "");
 	agent.next_scan_ms = 0;
+}
+
+static void configure(void)
+{
+	agent.saved_ms = -1;
+	agent.dirty = 0;
+	configure_session();
+	serve_counts();
+	agent.served.changed = 1;
 }
 
 /* ---- PCP callbacks ---- */
@@ -420,12 +472,29 @@ static void refresh(void)
 
 static int kpmc_fetch(int numpmid, pmID *pmidlist, pmResult **resp, pmdaExt *pmda)
 {
+	long long now;
+
 	refresh();
-	/* Saved before it is served: a restarted agent never reports less. */
-	if (agent.dirty && agent.session.fd >= 0) {
-		if (kpmc_pmda_state_save(agent.state, agent.session.raw, &agent.counts))
-			pmNotifyErr(LOG_WARNING, "%s: %s", agent.state, strerror(errno));
+	/*
+	 * Saved before it is served: a restarted agent never reports less.
+	 * At most every 'save' seconds, however often clients fetch; between
+	 * saves they get the totals of the last one.
+	 */
+	now = now_ms();
+	if (agent.session.raw[0] &&
+	    kpmc_pmda_state_due(agent.saved_ms, now, agent.cfg.save_s, agent.dirty)) {
+		if (kpmc_pmda_state_save(agent.state, agent.session.raw, &agent.counts)) {
+			if (!agent.save_failed)
+				pmNotifyErr(LOG_WARNING, "%s: %s (served totals may go back after a restart)",
+					    agent.state, strerror(errno));
+			agent.save_failed = 1;
+		} else {
+			agent.save_failed = 0;
+		}
 		agent.dirty = 0;
+		agent.saved_ms = now;
+		serve_counts();
+		refresh_indoms();
 	}
 	return pmdaFetch(numpmid, pmidlist, resp, pmda);
 }
@@ -439,9 +508,9 @@ static int kpmc_instance(pmInDom indom, int inst, char *name, pmInResult **resul
 static struct kpmc_pmda_task *task_of(unsigned int cluster, unsigned int inst)
 {
 	if (cluster == CL_PROC)
-		return kpmc_pmda_counts_find(&agent.counts.procs, inst);
+		return kpmc_pmda_counts_find(&agent.served.procs, inst);
 	if (cluster == CL_THREAD && agent.cfg.threads)
-		return kpmc_pmda_counts_find(&agent.counts.threads, inst);
+		return kpmc_pmda_counts_find(&agent.served.threads, inst);
 	return NULL;
 }
 
@@ -454,7 +523,7 @@ static int kpmc_fetch_value(pmdaMetric *m, unsigned int inst, pmAtomValue *av)
 	if (cluster == CL_GLOBAL) {
 		switch (item) {
 		case G_LOST:
-			av->ull = agent.counts.lost;
+			av->ull = agent.served.lost;
 			return PMDA_FETCH_STATIC;
 		case G_ACTIVE:
 			av->ul = agent.session.fd >= 0;
@@ -483,9 +552,9 @@ static int kpmc_fetch_value(pmdaMetric *m, unsigned int inst, pmAtomValue *av)
 		return PM_ERR_PMID;
 	}
 	if (cluster == CL_CPU) {
-		if (inst >= 256 || !agent.counts.cpu_seen[inst])
+		if (inst >= 256 || !agent.served.cpu_seen[inst])
 			return PM_ERR_INST;
-		t = &agent.counts.cpu[inst];
+		t = &agent.served.cpu[inst];
 	} else {
 		struct kpmc_pmda_task *k = task_of(cluster, inst);
 
@@ -495,11 +564,11 @@ static int kpmc_fetch_value(pmdaMetric *m, unsigned int inst, pmAtomValue *av)
 		alive = !k->ended;
 	}
 	if (item < KPMC_MAX_COUNTERS) {
-		if (!(agent.counts.counter_mask & (1u << item)))
+		if (!(agent.served.counter_mask & (1u << item)))
 			return PMDA_FETCH_NOVALUES;
 		av->ull = t->pmc[item];
 	} else if (item < ITEM_RUN_NS) {
-		if (!(agent.counts.virt_mask & (1u << (item - KPMC_MAX_COUNTERS))))
+		if (!(agent.served.virt_mask & (1u << (item - KPMC_MAX_COUNTERS))))
 			return PMDA_FETCH_NOVALUES;
 		av->ull = t->virt[item - KPMC_MAX_COUNTERS];
 	} else if (item == ITEM_RUN_NS) {
@@ -514,16 +583,6 @@ static int kpmc_fetch_value(pmdaMetric *m, unsigned int inst, pmAtomValue *av)
 	return PMDA_FETCH_STATIC;
 }
 
-/* A label value: JSON string characters only (paths and names may carry anything). */
-static void label_safe(char *out, size_t len, const char *in)
-{
-	size_t o = 0;
-
-	for (; *in && o + 1 < len; in++)
-		out[o++] = (*in == '"' || *in == '\\' || (unsigned char)*in < 0x20) ? '_' : *in;
-	out[o] = '\0';
-}
-
 /* pmcN and virtN metrics carry the event they count, as configured. */
 static int kpmc_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
 {
@@ -536,40 +595,46 @@ static int kpmc_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
 
 		if (cluster != CL_GLOBAL && item < KPMC_MAX_COUNTERS &&
 		    agent.session.counter_name[item][0]) {
-			label_safe(v, sizeof(v), agent.session.counter_name[item]);
+			kpmc_pmda_safe_text(v, sizeof(v), agent.session.counter_name[item]);
 			pmdaAddLabels(lp, "{\"event\":\"%s\"}", v);
 		} else if (cluster != CL_GLOBAL && item >= KPMC_MAX_COUNTERS && item < ITEM_RUN_NS &&
 			   agent.session.virt_name[item - KPMC_MAX_COUNTERS][0]) {
-			label_safe(v, sizeof(v), agent.session.virt_name[item - KPMC_MAX_COUNTERS]);
+			kpmc_pmda_safe_text(v, sizeof(v), agent.session.virt_name[item - KPMC_MAX_COUNTERS]);
 			pmdaAddLabels(lp, "{\"virtual\":\"%s\"}", v);
 		}
 	}
 	return pmdaLabel(ident, type, lp, pmda);
 }
 
-/* A process's (and its threads') labels: pid, command, Slurm job, cgroup. */
+/*
+ * A process's (and its threads') labels: pid, command, owner, Slurm job
+ * and step (from its cgroup), cgroup.
+ */
 static int kpmc_instance_labels(pmInDom indom, unsigned int inst, pmLabelSet **lp)
 {
 	const struct kpmc_pmda_task *k, *p;
-	char comm[32], job[96], cg[256];
+	char comm[32], job[96], step[48], cg[256];
 
 	if (indom == indomtab[INDOM_PROC].it_indom)
-		k = kpmc_pmda_counts_find(&agent.counts.procs, inst);
+		k = kpmc_pmda_counts_find(&agent.served.procs, inst);
 	else if (indom == indomtab[INDOM_THREAD].it_indom)
-		k = kpmc_pmda_counts_find(&agent.counts.threads, inst);
+		k = kpmc_pmda_counts_find(&agent.served.threads, inst);
 	else
 		return 0;
 	if (!k)
 		return 0;
-	p = kpmc_pmda_counts_find(&agent.counts.procs, k->pid);
+	p = kpmc_pmda_counts_find(&agent.served.procs, k->pid);
 	if (!p)
 		p = k;
-	label_safe(comm, sizeof(comm), p->comm);
-	label_safe(job, sizeof(job), p->job);
-	label_safe(cg, sizeof(cg), p->cgroup);
-	pmdaAddLabels(lp, "{\"pid\":%u,\"comm\":\"%s\"}", k->pid, comm);
+	kpmc_pmda_safe_text(comm, sizeof(comm), p->comm);
+	kpmc_pmda_safe_text(job, sizeof(job), p->job);
+	kpmc_pmda_safe_text(step, sizeof(step), p->step);
+	kpmc_pmda_safe_text(cg, sizeof(cg), p->cgroup);
+	pmdaAddLabels(lp, "{\"pid\":%u,\"comm\":\"%s\",\"uid\":%u}", k->pid, comm, p->uid);
 	if (job[0])
 		pmdaAddLabels(lp, "{\"job\":\"%s\"}", job);
+	if (step[0])
+		pmdaAddLabels(lp, "{\"step\":\"%s\"}", step);
 	if (cg[0])
 		pmdaAddLabels(lp, "{\"cgroup\":\"%s\"}", cg);
 	if (indom == indomtab[INDOM_THREAD].it_indom)
@@ -671,6 +736,7 @@ int main(int argc, char **argv)
 	pmdaSetFetchCallBack(&dispatch, kpmc_fetch_value);
 	pmdaSetLabelCallBack(&dispatch, kpmc_instance_labels);
 	pmdaInit(&dispatch, indomtab, NR_INDOMS, metrics, nmetrics);
+	agent.counts.start_of = start_of;
 	signal(SIGHUP, on_sighup);
 	signal(SIGPIPE, SIG_IGN);
 	configure();

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <setjmp.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -36,20 +37,29 @@ static void test_full_file(void **state)
 			       "events instr,cycles:u\n"
 			       "\n"
 			       "interval 250   # ms\n"
-			       "process comm=stress\n"
+			       "process comm=stress user=alice\n"
 			       "process\tpid=4242\n"
 			       "process cgroup=/system.slice/slurmstepd.scope/job_17\n"
 			       "process user=alice\n"
 			       "process uid=1000\n"
 			       "threads on\n"
 			       "grace 60\n"
-			       "rescan 500\n"), 0);
+			       "rescan 500\n"
+			       "process comm=mysqld uid=27\n"
+			       "save 30\n"), 0);
 	assert_string_equal(cfg.events, "instr,cycles:u");
 	assert_int_equal(cfg.events_line, 2);
 	assert_int_equal(cfg.interval_ms, 250);
-	assert_int_equal(cfg.nsel, 5);
+	assert_int_equal(cfg.nsel, 6);
 	assert_int_equal(cfg.sel[0].kind, KPMC_SEL_COMM);
 	assert_string_equal(cfg.sel[0].text, "stress");
+	assert_string_equal(cfg.sel[0].owner, "alice");
+	assert_int_equal(cfg.sel[5].kind, KPMC_SEL_COMM);
+	assert_string_equal(cfg.sel[5].text, "mysqld");
+	assert_string_equal(cfg.sel[5].owner, "");
+	assert_int_equal(cfg.sel[5].num, 27);
+	assert_int_equal(cfg.save_s, 30);
+	assert_int_equal(cfg.kernel, 0);
 	assert_int_equal(cfg.sel[0].line, 5);
 	assert_int_equal(cfg.sel[1].kind, KPMC_SEL_PID);
 	assert_int_equal(cfg.sel[1].num, 4242);
@@ -81,6 +91,8 @@ static void test_defaults_and_nothing_configured(void **state)
 	assert_int_equal(cfg.grace_s, KPMC_PMDA_DEFAULT_GRACE_S);
 	assert_int_equal(cfg.rescan_ms, KPMC_PMDA_DEFAULT_RESCAN_MS);
 	assert_int_equal(cfg.threads, 0);
+	assert_int_equal(cfg.save_s, KPMC_PMDA_DEFAULT_SAVE_S);
+	assert_int_equal(cfg.kernel, 0);		/* user mode only unless the file says */
 	assert_int_equal(parse("# nothing\n   \t\n# process comm=x\n"), 0);
 	assert_int_equal(kpmc_pmda_config_active(&cfg), 0);
 	assert_int_equal(parse("events instr\n"), 0);
@@ -99,6 +111,13 @@ static void test_system_wide_and_raw(void **state)
 	assert_int_equal(parse("events instr:ebs=1000000,rnd=1000,seed=3\ncpus all\n"), 0);
 	assert_int_equal(cfg.noidle, 0);
 	assert_string_equal(cfg.cpus, "all");
+	/* Kernel mode when the file allows it, in either order. */
+	assert_int_equal(parse("events instr:uk,pmc1\nkernel on\ncpus all\n"), 0);
+	assert_int_equal(cfg.kernel, 1);
+	assert_int_equal(parse("kernel on\nevents pmc0,os0=1\nprocess pid=1\n"), 0);
+	assert_int_equal(cfg.kernel, 1);
+	assert_int_equal(parse("events pmc0,os0=0,usr0=1\nprocess pid=1\n"), 0);
+	assert_int_equal(cfg.kernel, 0);
 }
 
 /* Each bad file and the exact message; the result is always the defaults. */
@@ -107,7 +126,7 @@ static const struct {
 	const char *msg;
 } bad[] = {
 	{ "events instr\nfrobnicate 3\n",
-	  "kpmc.conf:2: token 'frobnicate': unknown directive (events, interval, process, threads, cpus, grace, rescan)" },
+	  "kpmc.conf:2: token 'frobnicate': unknown directive (events, interval, process, threads, cpus, grace, rescan, kernel, save)" },
 	{ "interval\n", "kpmc.conf:1: token 'interval': wants a value" },
 	{ "interval 10ms\n", "kpmc.conf:1: token '10ms': not a number of milliseconds (1 to 3600000)" },
 	{ "interval 0\n", "kpmc.conf:1: token '0': not a number of milliseconds (1 to 3600000)" },
@@ -120,7 +139,7 @@ static const struct {
 	{ "events instr,tbs=10\n",
 	  "kpmc.conf:1: token 'tbs=10': not for the agent (its interval sets tbs; one set, no sampling formats)" },
 	{ "events instr:ebs=zero\n", "kpmc.conf:1: token 'instr:ebs=zero': 'ebs=zero': ebs= wants a period" },
-	{ "events instr\nprocess comm=a_very_long_command\n",
+	{ "events instr\nprocess comm=a_very_long_command uid=0\n",
 	  "kpmc.conf:2: token 'a_very_long_command': longer than the kernel's 15-character command name" },
 	{ "events instr\nprocess pid=0\n", "kpmc.conf:2: token '0': not a pid (1 to 4194304)" },
 	{ "events instr\nprocess pid=12x\n", "kpmc.conf:2: token '12x': not a pid (1 to 4194304)" },
@@ -136,18 +155,35 @@ static const struct {
 	  "kpmc.conf:2: token '/a/../b': not a cgroup path (absolute, as /proc/PID/cgroup shows it)" },
 	{ "events instr\nprocess user=Root!\n", "kpmc.conf:2: token 'Root!': not a user name" },
 	{ "events instr\nprocess uid=4294967295\n", "kpmc.conf:2: token '4294967295': not a uid (0 to 4294967294)" },
-	{ "events instr\nprocess comm=a comm=b\n", "kpmc.conf:2: token 'comm=b': unexpected after 'process comm=a'" },
+	{ "events instr\nprocess comm=a comm=b\n", "kpmc.conf:2: token 'comm=b': only user=NAME or uid=N may follow comm=a" },
+	/* A command name alone selects anyone's process: refused without its owner. */
+	{ "events instr\nprocess comm=mysqld\n",
+	  "kpmc.conf:2: token 'comm=mysqld': a command name is anyone's to take: give its owner on the same line (process comm=mysqld user=NAME, or uid=N)" },
+	{ "events instr\nprocess comm=mysqld user=My!\n", "kpmc.conf:2: token 'My!': not a user name" },
+	{ "events instr\nprocess comm=mysqld uid=-1\n", "kpmc.conf:2: token '-1': not a uid (0 to 4294967294)" },
+	{ "events instr\nprocess comm=a user=b uid=1\n", "kpmc.conf:2: token 'uid=1': unexpected after 'process comm=a user=b'" },
+	{ "events instr\nprocess pid=1 user=root\n", "kpmc.conf:2: token 'user=root': unexpected after 'process pid=1'" },
+	/* Kernel-mode counts only with 'kernel on'. */
+	{ "events instr,cycles:k\nprocess pid=1\n",
+	  "kpmc.conf:1: token 'cycles:k': counts kernel mode, which its readers may not be allowed to see: add 'kernel on' to allow it" },
+	{ "events instr:uk\nprocess pid=1\nkernel off\n",
+	  "kpmc.conf:1: token 'instr:uk': counts kernel mode, which its readers may not be allowed to see: add 'kernel on' to allow it" },
+	{ "events pmc0,os0=0,pmc1=0x8,os1=1\nprocess pid=1\n",
+	  "kpmc.conf:1: token 'os1=1': counts kernel mode, which its readers may not be allowed to see: add 'kernel on' to allow it" },
+	{ "kernel yes\n", "kpmc.conf:1: token 'yes': wants on or off" },
+	{ "kernel on\nkernel on\n", "kpmc.conf:2: token 'kernel': given again (first on line 1)" },
+	{ "save 0\n", "kpmc.conf:1: token '0': not a number of seconds (1 to 3600)" },
 	{ "threads yes\n", "kpmc.conf:1: token 'yes': wants on or off" },
 	{ "grace 86401\n", "kpmc.conf:1: token '86401': not a number of seconds (0 to 86400)" },
 	{ "rescan 99\n", "kpmc.conf:1: token '99': not a number of milliseconds (100 to 600000)" },
 	{ "events instr\ncpus 3-1\n", "kpmc.conf:2: token '3-1': not a CPU list (all, or N and N-M joined by commas)" },
 	{ "events instr\ncpus 0,\n", "kpmc.conf:2: token '0,': not a CPU list (all, or N and N-M joined by commas)" },
 	{ "events instr\ncpus all idle\n", "kpmc.conf:2: token 'idle': only 'noidle' may follow the CPU list" },
-	{ "events instr\nprocess comm=x\ncpus all\n",
+	{ "events instr\nprocess comm=x uid=0\ncpus all\n",
 	  "kpmc.conf:3: token 'cpus': process lines given (first on line 2): the kernel counts per thread or per CPU, not both" },
 	{ "events instr\ncpus all\nprocess pid=1\n",
 	  "kpmc.conf:3: token 'process': cpus (system-wide) is on: the kernel counts per CPU or per thread, not both" },
-	{ "# no events\nprocess comm=stress\n", "kpmc.conf:2: token 'process': nothing to count: no 'events' line" },
+	{ "# no events\nprocess comm=stress user=root\n", "kpmc.conf:2: token 'process': nothing to count: no 'events' line" },
 	{ "cpus all\n", "kpmc.conf:1: token 'cpus': nothing to count: no 'events' line" },
 	{ "events instr\x01\n", "kpmc.conf:1: token '\\x01': a control character" },
 	{ "events \xc3\xa9v\n", "kpmc.conf:1: token '\\xc3': not ASCII" },
@@ -365,6 +401,199 @@ static void test_state(void **state)
 	kpmc_pmda_counts_free(&a);
 }
 
+
+/* What /proc says of a pid in the next tests: its start time, or nobody. */
+static uint64_t proc_start[1000];
+
+static int fake_start_of(uint32_t pid, uint64_t *start, void *arg)
+{
+	(void)arg;
+	if (pid >= 1000 || !proc_start[pid])
+		return -1;
+	*start = proc_start[pid];
+	return 0;
+}
+
+/* An ended process's pid taken by a new one is a new entry, not the old one resurrected. */
+static void test_reused_pid(void **state)
+{
+	struct kpmc_pmda_counts c;
+	struct kpmc_pmda_task *p = NULL, *t;
+	struct kpmc_record r;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.start_of = fake_start_of;
+	memset(proc_start, 0, sizeof(proc_start));
+	/* Process 700 (start 11), threads 700 and 701, both exit. */
+	proc_start[700] = 11;
+	r = rec(KPMC_REC_TBS, 700, 700, 10, 1);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 10, 1, &p), 0);
+	assert_non_null(p);
+	strcpy(p->comm, "old");
+	strcpy(p->job, "42");
+	p->start = 11;
+	r = rec(KPMC_REC_EXIT, 700, 701, 7, 0);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 11, 1, &p), 0);
+	r = rec(KPMC_REC_EXIT, 700, 700, 5, 0);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 12, 1, &p), 0);
+	t = kpmc_pmda_counts_find(&c.procs, 700);
+	assert_int_equal(t->ended, 12);
+	assert_int_equal(t->t.pmc[0], 22);
+	/* pid 700 is another process now (start 99): its first record starts a new entry. */
+	proc_start[700] = 99;
+	c.changed = 0;
+	r = rec(KPMC_REC_TBS, 700, 700, 3, 0);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 40, 1, &p), 0);
+	assert_non_null(p);		/* the caller names it anew */
+	assert_int_equal(c.changed, 1);
+	t = kpmc_pmda_counts_find(&c.procs, 700);
+	assert_ptr_equal(t, p);
+	assert_int_equal(t->t.pmc[0], 3);
+	assert_int_equal(t->t.records, 1);
+	assert_int_equal(t->ended, 0);
+	assert_int_equal(t->live_threads, 1);
+	assert_int_equal(t->start, 99);
+	assert_string_equal(t->comm, "");
+	assert_string_equal(t->job, "");
+	assert_int_equal(c.procs.n, 1);
+	/* The old process's threads went with it; the new thread 700 starts from zero. */
+	assert_null(kpmc_pmda_counts_find(&c.threads, 701));
+	assert_int_equal(kpmc_pmda_counts_find(&c.threads, 700)->t.pmc[0], 3);
+	assert_int_equal(kpmc_pmda_counts_find(&c.threads, 700)->ended, 0);
+
+	/* Late records of a process the scan saw gone, its pid free: still that process's. */
+	proc_start[710] = 21;
+	r = rec(KPMC_REC_TBS, 710, 710, 100, 0);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 50, 1, &p), 0);
+	p->start = 21;
+	r = rec(KPMC_REC_TBS, 710, 711, 10, 0);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 50, 1, &p), 0);
+	proc_start[710] = 0;
+	kpmc_pmda_counts_gone(&c, 710, 51);
+	r = rec(KPMC_REC_EXIT, 710, 711, 1, 0);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 52, 1, &p), 0);
+	assert_null(p);
+	r = rec(KPMC_REC_EXIT, 710, 710, 2, 0);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 52, 1, &p), 0);
+	t = kpmc_pmda_counts_find(&c.procs, 710);
+	assert_int_equal(t->t.pmc[0], 113);
+	assert_int_equal(t->ended, 52);
+	assert_int_equal(kpmc_pmda_counts_find(&c.threads, 711)->t.pmc[0], 11);
+
+	/* Ended by its records while a thread not yet seen runs on (same start): the same process. */
+	proc_start[720] = 31;
+	r = rec(KPMC_REC_EXIT, 720, 722, 4, 0);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 60, 1, &p), 0);
+	p->start = 31;
+	assert_int_equal(kpmc_pmda_counts_find(&c.procs, 720)->ended, 60);
+	r = rec(KPMC_REC_TBS, 720, 720, 6, 0);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 61, 1, &p), 0);
+	assert_null(p);
+	t = kpmc_pmda_counts_find(&c.procs, 720);
+	assert_int_equal(t->t.pmc[0], 10);
+	assert_int_equal(t->ended, 0);
+	/* A thread that ended with its own last record, its tid back: a new thread. */
+	r = rec(KPMC_REC_TBS, 720, 722, 8, 0);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 62, 1, &p), 0);
+	assert_int_equal(kpmc_pmda_counts_find(&c.threads, 722)->t.pmc[0], 8);
+	assert_int_equal(kpmc_pmda_counts_find(&c.threads, 722)->ended, 0);
+	assert_int_equal(kpmc_pmda_counts_find(&c.procs, 720)->t.pmc[0], 18);
+	assert_int_equal(kpmc_pmda_counts_find(&c.procs, 720)->live_threads, 2);
+	/* The callback survives kpmc_pmda_counts_free (the agent sets it once). */
+	kpmc_pmda_counts_free(&c);
+	assert_ptr_equal(c.start_of, fake_start_of);
+}
+
+/* The served copy is the caller's own: counting on does not change it. */
+static void test_counts_copy(void **state)
+{
+	struct kpmc_pmda_counts c, served;
+	struct kpmc_pmda_task *p;
+	struct kpmc_record r;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	memset(&served, 0, sizeof(served));
+	r = rec(KPMC_REC_TBS, 800, 800, 10, 1);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 1, 1, &p), 0);
+	assert_int_equal(kpmc_pmda_counts_copy(&served, &c), 0);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 2, 1, &p), 0);
+	r = rec(KPMC_REC_TBS, 801, 801, 10, 1);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 2, 1, &p), 0);
+	assert_int_equal(kpmc_pmda_counts_find(&served.procs, 800)->t.pmc[0], 10);
+	assert_null(kpmc_pmda_counts_find(&served.procs, 801));
+	assert_int_equal(kpmc_pmda_counts_copy(&served, &c), 0);
+	assert_int_equal(kpmc_pmda_counts_find(&served.procs, 800)->t.pmc[0], 20);
+	assert_int_equal(served.procs.n, 2);
+	kpmc_pmda_counts_free(&c);
+	kpmc_pmda_counts_free(&served);
+}
+
+/* Saves at most every 'save' seconds, and only of changed totals; the file flushed whole. */
+static void test_state_pacing(void **state)
+{
+	char dir[] = "/tmp/kpmc-pmda-state-dir-XXXXXX", path[128], tmp[160];
+	struct kpmc_pmda_counts a, b;
+	struct kpmc_pmda_task *p;
+	struct kpmc_record r;
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(kpmc_pmda_state_due(-1, 0, 2, 1), 1);
+	assert_int_equal(kpmc_pmda_state_due(-1, 0, 2, 0), 0);
+	assert_int_equal(kpmc_pmda_state_due(1000, 2999, 2, 1), 0);
+	assert_int_equal(kpmc_pmda_state_due(1000, 3000, 2, 1), 1);
+	assert_int_equal(kpmc_pmda_state_due(1000, 900000, 2, 0), 0);
+	assert_int_equal(kpmc_pmda_state_due(0, 59999, 60, 1), 0);
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/kpmc.state", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	r = rec(KPMC_REC_TBS, 900, 900, 5, 6);
+	assert_int_equal(kpmc_pmda_counts_add(&a, &r, 1, 0, &p), 0);
+	strcpy(p->job, "42");
+	strcpy(p->step, "batch");
+	p->uid = 1000;
+	umask(022);
+	assert_int_equal(kpmc_pmda_state_save(path, "pmc0,tbs=100", &a), 0);
+	assert_int_equal(access(tmp, F_OK), -1);
+	/* Other users' process counts: readable by the agent (root) only. */
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(kpmc_pmda_state_load(path, "pmc0,tbs=100", &b), 2);
+	p = kpmc_pmda_counts_find(&b.procs, 900);
+	assert_string_equal(p->job, "42");
+	assert_string_equal(p->step, "batch");
+	assert_int_equal(p->uid, 1000);
+	kpmc_pmda_counts_free(&b);
+	/* A file of the version before (no uid, no step) still counts. */
+	f = fopen(path, "w");
+	fputs("kpmc-pmda-state 1\nsig pmc0,tbs=100\nlost 0 masks 1 0\n"
+	      "P 900 900 0 77 12 old 4711 /x 1 2 30 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", f);
+	fclose(f);
+	assert_int_equal(kpmc_pmda_state_load(path, "pmc0,tbs=100", &b), 1);
+	p = kpmc_pmda_counts_find(&b.procs, 900);
+	assert_non_null(p);
+	assert_string_equal(p->comm, "old");
+	assert_string_equal(p->job, "4711");
+	assert_string_equal(p->step, "");
+	assert_string_equal(p->cgroup, "/x");
+	assert_int_equal(p->t.pmc[0], 30);
+	assert_int_equal(p->ended, 77);
+	kpmc_pmda_counts_free(&b);
+	kpmc_pmda_counts_free(&a);
+	/* A directory that is not there: -1, nothing left behind. */
+	snprintf(path, sizeof(path), "%s/no/kpmc.state", dir);
+	assert_int_equal(kpmc_pmda_state_save(path, "pmc0,tbs=100", &a), -1);
+	snprintf(path, sizeof(path), "%s/kpmc.state", dir);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +605,9 @@ int main(void)
 		cmocka_unit_test(test_counter_names),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_state),
+		cmocka_unit_test(test_reused_pid),
+		cmocka_unit_test(test_counts_copy),
+		cmocka_unit_test(test_state_pacing),
 	};
 
 	return cmocka_run_group_tests_name("pmda_config", tests, NULL, NULL);
