@@ -58,7 +58,7 @@ grep -q 'names nothing to count: no session, no counter taken' "$work/agent.log"
 	bad "empty: log: $(tail -n 2 "$work/agent.log")"
 
 # A bad line: counted nothing, and the error names file, line and token.
-printf 'events instr\nprocess comm=loop\ninterval 10ms\n' >"$work/bad.conf"
+printf 'events instr\nprocess comm=loop user=root\ninterval 10ms\n' >"$work/bad.conf"
 run "$work/bad.conf" "$work/bad.out" "fetch kpmc.session.active kpmc.session.error"
 want="\"$work/bad.conf:3: token '10ms': not a number of milliseconds (1 to 3600000)\""
 [ "$(value "$work/bad.out" kpmc.session.error)" = "$want" ] && ok "bad line: $want" ||
@@ -66,7 +66,14 @@ want="\"$work/bad.conf:3: token '10ms': not a number of milliseconds (1 to 36000
 [ "$(value "$work/bad.out" kpmc.session.active)" = 0 ] && ok "bad line: session.active 0" || bad "bad line: active"
 
 # Something to count, but no kpmc module on this host (or one: then it counts).
-printf 'events instr\nprocess comm=loop\n' >"$work/good.conf"
+# A command name without its owner: anyone could take it.
+printf 'events instr\nprocess comm=loop\n' >"$work/anyone.conf"
+run "$work/anyone.conf" "$work/anyone.out" "fetch kpmc.session.active kpmc.session.error"
+want="\"$work/anyone.conf:2: token 'comm=loop': a command name is anyone's to take: give its owner on the same line (process comm=loop user=NAME, or uid=N)\""
+[ "$(value "$work/anyone.out" kpmc.session.error)" = "$want" ] && ok "comm= without its owner refused" ||
+	bad "comm= alone: error $(value "$work/anyone.out" kpmc.session.error), want $want"
+
+printf 'events instr\nprocess comm=loop user=root\n' >"$work/good.conf"
 run "$work/good.conf" "$work/good.out" "fetch kpmc.session.active kpmc.session.error"
 if [ -d /proc/kpmc ]; then
 	[ "$(value "$work/good.out" kpmc.session.active)" = 1 ] && ok "module loaded: session active" || bad "module loaded, no session"

@@ -49,6 +49,11 @@ if [ "$node" = 1 ] && [ -f /kpmc/tests/pmda/agent-host.sh ]; then
 	bash /kpmc/tests/pmda/agent-host.sh /kpmc/pmda/pmdakpmc /tmp/agent-host 2>&1 | sed 's/^/node: /'
 fi
 insmod /kpmc/kpmc.ko || say "insmod kpmc.ko failed"
+# pmdakpmc counts as an unprivileged owner would, and the test's events count
+# kernel mode (perf's software cpu-clock): perf_event_paranoid 1 allows it.
+echo 1 >/proc/sys/kernel/perf_event_paranoid
+# Slurm's cgroups for the workload (work.sh).
+mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null || say "no cgroup2"
 say "kpmc: $(grep -m1 '^backend' /proc/kpmc/info 2>/dev/null)"
 
 # pmdakpmc as Debian's package lays it out, then PCP's Install.

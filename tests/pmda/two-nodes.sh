@@ -6,9 +6,11 @@
 # shift=0: guest time is the instruction count (1 ns each), so the
 # cpu-clock of a deterministic loop is a reproducible figure.
 # Each node runs the same workload twice: once counted by pmdakpmc
-# (loopsleep, started with SLURM_JOB_ID=4242), once under the kpmc CLI (the
-# same binary copied as loopcli, which the agent's "process comm=loopsleep"
-# leaves alone: a thread can be in one kpmc session only). On the host,
+# (loopsleep, in the cgroup slurmstepd would give job 4242's step 0, with
+# SLURM_JOB_ID=666 in its environment, which the agent must not believe),
+# once under the kpmc CLI (the same binary copied as loopcli, which the
+# agent's "process comm=loopsleep user=root" leaves alone: a thread can be
+# in one kpmc session only). On the host,
 # Debian's Prometheus (/usr/bin/prometheus with its own configuration and
 # storage under WORKDIR, stopped at the end) scrapes both pmproxy /metrics
 # endpoints; PromQL over both nodes gives per-node, per-process values that
@@ -79,7 +81,8 @@ events=pmc0=0x100000000,os0=1,pmc1=0x100000003,os1=1
 cat >"$ov/kpmc/kpmc.conf" <<EOF
 events $events
 interval 100
-process comm=loopsleep
+kernel on
+process comm=loopsleep user=root
 grace 3600
 rescan 500
 EOF
@@ -89,8 +92,17 @@ EOF
 # starts it again.
 cat >"$ov/kpmc/work.sh" <<EOF
 sleep 2
-SLURM_JOB_ID=4242 /kpmc/loopsleep 2000 $iters 0
+# Job 4242's step 0 as Slurm's cgroup v2 plugin lays it out.
+cg=/sys/fs/cgroup/system.slice/slurmstepd.scope/job_4242/step_0
+mkdir -p \$cg
+SLURM_JOB_ID=666 sh -c "echo \\\$\\\$ >\$cg/cgroup.procs && exec /kpmc/loopsleep 2000 $iters 0"
 echo "node: agent workload done rc=\$?"
+# The agent serves the totals of its last save (every 2 s at most): wait
+# until it serves the exited workload (alive 0, its final counts with it).
+for i in \$(seq 1 40); do
+	pminfo -f kpmc.proc.alive 2>/dev/null | grep -q 'loopsleep"] value 0' && break
+	sleep 0.5
+done
 /kpmc/kpmc -A -c $events -- /kpmc/loopcli 2000 $iters 0 >/tmp/cli.out 2>&1
 echo "node: cli rc=\$?"
 sed 's/^/node: cli: /' /tmp/cli.out
@@ -198,9 +210,9 @@ done
 done_at=$(date +%s)
 echo "two-nodes: workloads done $(elapsed "$t") s after start"
 r=
-# tests/pmda/agent-host.sh's 12 checks of the agent under dbpmda, run in node1.
+# tests/pmda/agent-host.sh's 13 checks of the agent under dbpmda, run in node1.
 grep -a 'node: agent-host: ' "$work/node1.log" | sed 's/^.*node: /  node1 /'
-[ "$(grep -ac 'node: agent-host: ok: ' "$work/node1.log")" -eq 12 ] &&
+[ "$(grep -ac 'node: agent-host: ok: ' "$work/node1.log")" -eq 13 ] &&
 	! grep -aq 'node: agent-host: FAIL' "$work/node1.log" || r="$r node1: agent-host.sh under dbpmda failed;"
 for n in 1 2; do
 	grep -a 'node: \(agent workload\|cli\|labels\|pmlogger\|pmrep\)' "$work/node$n.log" | sed "s/^/  node$n /"
@@ -265,10 +277,10 @@ done
 # The exited process is kept, with its final counts, on both nodes.
 [ "$(promql 'kpmc_proc_alive{instname=~"[0-9]+ loopsleep"} == 0' | wc -l)" -eq 2 ] ||
 	r="$r promql: kpmc_proc_alive of loopsleep not 0 on both nodes;"
-# The job label from the workload's SLURM_JOB_ID.
-promql 'kpmc_proc_pmc0{instname=~"[0-9]+ loopsleep",job="4242"}' >"$work/promql.job"
-sed 's/^/  promql job="4242": /' "$work/promql.job"
-[ "$(wc -l <"$work/promql.job")" -eq 2 ] || r="$r job=\"4242\" label: $(wc -l <"$work/promql.job") series, 2 expected;"
+# The job and step labels from the workload's cgroup (not its SLURM_JOB_ID=666).
+promql 'kpmc_proc_pmc0{instname=~"[0-9]+ loopsleep",job="4242",step="0"}' >"$work/promql.job"
+sed 's/^/  promql job="4242",step="0": /' "$work/promql.job"
+[ "$(wc -l <"$work/promql.job")" -eq 2 ] || r="$r job=\"4242\" step=\"0\" labels: $(wc -l <"$work/promql.job") series, 2 expected;"
 [ -z "$r" ] || fail "$r"
 touch "$work/www/go"
 
