@@ -16,6 +16,12 @@
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
 #include <linux/fs.h>
+#include <linux/fs_struct.h>
+#include <linux/namei.h>
+#include <linux/magic.h>
+#include <linux/rwsem.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/capability.h>
 
 #include "kpmc/compat.h"
@@ -98,7 +104,7 @@ int kpmc_thread_start_self(struct kpmc_thread *t)
 	err = need_config_and_session(t, &s);
 	if (err)
 		return err;
-	err = kpmc_may_count(t->conf, false, why, sizeof(why));
+	err = kpmc_may_count(t->conf, false, kpmc_session_capable(s), why, sizeof(why));
 	if (!err)
 		err = kpmc_pmu_get(KPMC_USER_THREAD, why, sizeof(why));
 	if (err) {
@@ -109,7 +115,7 @@ int kpmc_thread_start_self(struct kpmc_thread *t)
 	old = t->session;
 	local_irq_save(flags);
 	t->session = s;
-	t->owner_capable = perfmon_capable();
+	t->owner_capable = kpmc_session_capable(s);
 	t->stop_requested = false;
 	t->detach_why = 0;
 	t->state = KPMC_COUNTING;
@@ -184,42 +190,57 @@ int kpmc_thread_stop_self(struct kpmc_thread *t)
 }
 
 /*
- * May the caller monitor the task that pid is in its own pid namespace? The
- * rule is ptrace's (PTRACE_MODE_ATTACH, LSMs included). ptrace_may_access()
- * is not exported to modules, so ask the kernel the same question it asks
- * on open of /proc/<tid>/mem, and make sure that file is the same task: the
- * procfs at /proc may belong to another pid namespace, where the same number
- * is another task (review A4), and the number may have been reused since.
+ * May the caller monitor task? The rule is perf's: ptrace's read access
+ * (PTRACE_MODE_READ, LSMs included), asked of the task itself.
+ * ptrace_may_access() is not exported to modules, so ask the kernel the
+ * same question it asks on open of /proc/<tid>/environ: of the procfs that
+ * init's root holds, by the task's number in the initial pid namespace.
+ * Never of a path the caller could resolve: its root, mounts and /proc are
+ * its own to change (a user namespace makes them so), and a link there
+ * would put another task, or another file system, under the check. The
+ * number may have been reused since pid was found: the check must have
+ * been of pid's task.
  */
-static int may_monitor(struct pid *pid, pid_t tid)
+static int may_monitor(struct pid *pid, struct task_struct *task)
 {
-	struct pid *now;
+	pid_t global = task_pid_nr(task);
+	struct path root;
 	struct file *f;
-	char path[32];
+	char name[32];
 	int err = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
-	f = filp_open(path, O_RDONLY, 0);
+	if (!global)
+		return -ESRCH;
+	snprintf(name, sizeof(name), "proc/%d/environ", global);
+	task_lock(&init_task);
+	get_fs_root(init_task.fs, &root);
+	task_unlock(&init_task);
+	f = kpmc_file_open_root(&root, name, O_RDONLY | O_NOFOLLOW);
+	path_put(&root);
 	if (IS_ERR(f))
-		return PTR_ERR(f) == -ENOENT ? -ESRCH : -EPERM;
-	if (proc_pid_ns(file_inode(f)->i_sb) != task_active_pid_ns(current))
-		err = -EXDEV;
+		return PTR_ERR(f) == -ENOENT ? -ESRCH : PTR_ERR(f);
+	if (file_inode(f)->i_sb->s_magic != PROC_SUPER_MAGIC ||
+	    proc_pid_ns(file_inode(f)->i_sb) != &init_pid_ns)
+		err = -ENXIO;
 	filp_close(f, NULL);
 	if (err)
 		return err;
 	rcu_read_lock();
-	now = find_vpid(tid);
+	if (find_pid_ns(global, &init_pid_ns) != pid)
+		err = -ESRCH;
 	rcu_read_unlock();
-	return now == pid ? 0 : -ESRCH;
+	return err;
 }
 
 int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 {
 	char why[KPMC_ERR_MAX] = "";
+	struct mm_struct *mm = NULL;
 	struct task_struct *task;
 	struct kpmc_session *s;
 	struct kpmc_thread *t;
 	struct pid *pid;
+	bool capable;
 	int err;
 
 	err = need_config_and_session(owner, &s);
@@ -241,28 +262,57 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 		kpmc_reject(owner, "enable", "pid=%d is a kernel thread", tid);
 		goto out_task;
 	}
-	err = may_monitor(pid, tid);
-	if (err) {
-		kpmc_reject(owner, "enable", "pid=%d: %s", tid, err == -ESRCH ?
-			    "no such thread" : err == -EXDEV ?
-			    "permission denied (/proc is not of the caller's pid namespace: the check would be on another task)" :
-			    "permission denied (the caller may not ptrace it)");
-		if (err == -EXDEV)
-			err = -EPERM;
-		goto out_task;
+	/*
+	 * The check and the insert must be of one image of the task: an exec
+	 * in between (a setuid program) would be monitored on the strength of
+	 * a check of what it replaced, after the exec hook has run. The
+	 * check's open takes the exec lock itself, so hold the task's mm
+	 * across it (its address cannot be reused), then take the lock and
+	 * see that no exec has replaced the mm; the insert happens under it.
+	 */
+	mm = get_task_mm(task);
+	err = mm ? may_monitor(pid, task) : -ESRCH;
+	if (err == -ESRCH) {
+		kpmc_reject(owner, "enable", "pid=%d: no such thread", tid);
+		goto out_mm;
 	}
-	err = kpmc_may_count(owner->conf, false, why, sizeof(why));
+	if (err == -EACCES || err == -EPERM) {
+		kpmc_reject(owner, "enable",
+			    "pid=%d: permission denied (the caller may not ptrace it)", tid);
+		err = -EPERM;
+		goto out_mm;
+	}
+	if (err) {
+		kpmc_reject(owner, "enable",
+			    "pid=%d: permission denied (the ptrace check could not be asked of init's /proc: error %d)",
+			    tid, err);
+		err = -EPERM;
+		goto out_mm;
+	}
+	err = down_read_killable(&task->signal->exec_update_lock);
+	if (err)
+		goto out_mm;
+	if (READ_ONCE(task->mm) != mm) {
+		up_read(&task->signal->exec_update_lock);
+		kpmc_reject(owner, "enable", "pid=%d exec'd during the attach: try again", tid);
+		err = -EAGAIN;
+		goto out_mm;
+	}
+	capable = kpmc_session_capable(s);
+	err = kpmc_may_count(owner->conf, false, capable, why, sizeof(why));
 	if (!err)
 		err = kpmc_pmu_get(KPMC_USER_THREAD, why, sizeof(why));
 	if (err) {
+		up_read(&task->signal->exec_update_lock);
 		kpmc_reject(owner, "enable", "%s", why);
-		goto out_task;
+		goto out_mm;
 	}
 	t = kpmc_thread_alloc(task, GFP_KERNEL_ACCOUNT);
 	if (!t) {
+		up_read(&task->signal->exec_update_lock);
 		kpmc_pmu_put(KPMC_USER_THREAD);
 		err = -ENOMEM;
-		goto out_task;
+		goto out_mm;
 	}
 	/*
 	 * From here t holds the PMU use: freeing it non-idle gives it back.
@@ -270,11 +320,13 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 	 */
 	t->state = at_exec ? KPMC_ARMED_EXEC : KPMC_COUNTING;
 	t->foreign = true;
-	t->owner_capable = perfmon_capable();
+	t->owner_capable = capable;
 	refcount_inc(&owner->conf->ref);
 	t->conf = owner->conf;
 	t->session = s;
 	err = kpmc_thread_insert(t, task);
+	up_read(&task->signal->exec_update_lock);
+	mmput(mm);
 	put_task_struct(task);
 	put_pid(pid);
 	if (err)
@@ -283,6 +335,9 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 			    "the session's monitor file was closed meanwhile" : "exiting");
 	return err;
 
+out_mm:
+	if (mm)
+		mmput(mm);
 out_task:
 	put_task_struct(task);
 out_session:

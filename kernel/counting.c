@@ -80,10 +80,12 @@ bool kpmc_fold(struct kpmc_cpu *c, struct kpmc_thread *t, u64 now)
 /* t stops counting (or being armed): the PMU claim may go back to perf. */
 void kpmc_set_idle(struct kpmc_thread *t)
 {
-	if (t->state != KPMC_IDLE) {
-		t->state = KPMC_IDLE;
+	/*
+	 * One PMU use per thread: a session's close may take a thread that
+	 * is loaded nowhere to idle from another CPU while it stops itself.
+	 */
+	if (READ_ONCE(t->state) != KPMC_IDLE && xchg(&t->state, KPMC_IDLE) != KPMC_IDLE)
 		kpmc_pmu_put(KPMC_USER_THREAD);
-	}
 }
 
 /* Does t's set count kernel mode (may its samples show kernel addresses)? */
@@ -351,6 +353,34 @@ void kpmc_detach_done(struct kpmc_thread *t)
 	WRITE_ONCE(t->session, NULL);
 	if (s)
 		kpmc_session_put(s);
+}
+
+bool kpmc_thread_loaded(const struct kpmc_thread *t)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (READ_ONCE(per_cpu_ptr(&kpmc_cpus, cpu)->cur) == t)
+			return true;
+	return false;
+}
+
+/*
+ * As the switch hook detaches a thread whose session is closed, for one
+ * that may sleep for long: its counts were folded at its switch-out, and
+ * its module sees its last record.
+ */
+void kpmc_detach_unloaded(struct kpmc_thread *t)
+{
+	if (READ_ONCE(t->state) != KPMC_ATTACHING)
+		return;
+	emit(t, KPMC_REC_DETACH);
+	/* The thread itself may stop (enable=0) meanwhile: one of us goes on. */
+	if (xchg(&t->state, KPMC_IDLE) != KPMC_ATTACHING)
+		return;
+	kpmc_pmu_put(KPMC_USER_THREAD);
+	kpmc_detach_done(t);
+	kpmc_selfpage_sync(this_cpu_ptr(&kpmc_cpus), t);
 }
 
 static void switch_out_to_nothing(struct kpmc_cpu *c, struct kpmc_thread *t)

@@ -64,14 +64,14 @@ int kpmc_perf_paranoid(void)
 	return v;
 }
 
-int kpmc_may_count(const struct kpmc_shared_config *conf, bool cpu_wide,
+int kpmc_may_count(const struct kpmc_shared_config *conf, bool cpu_wide, bool capable,
 		   char *why, size_t len)
 {
 	int paranoid;
 	unsigned int s, i;
 	bool kernel = false, any = false;
 
-	if (perfmon_capable())
+	if (capable)
 		return 0;
 	paranoid = kpmc_perf_paranoid();
 	/* Debian asks for CAP_SYS_ADMIN here, which perfmon_capable() covers. */

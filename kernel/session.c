@@ -153,6 +153,14 @@ static void session_free(struct work_struct *work)
 	if (dropped)
 		pr_info("kpmc: a session ended with %llu records dropped (ring full)\n",
 			dropped);
+	/* Charged to its user until now (user_limits_allow). */
+	if (s->listed) {
+		mutex_lock(&kpmc_sessions_lock);
+		list_del(&s->node);
+		mutex_unlock(&kpmc_sessions_lock);
+	}
+	put_pid(s->owner_group);
+	put_pid(s->reader_group);
 	/* Mappings hold their own references to these pages: they outlive s. */
 	vfree(s->slots);
 	if (s->ctrl)
@@ -300,6 +308,7 @@ struct kpmc_session *kpmc_session_open(char *why, size_t len)
 	/* Hard: on PREEMPT_RT it queues the free at once, not from a kthread. */
 	s->free_irq = IRQ_WORK_INIT_HARD(session_free_irq);
 	s->owner = get_pid(task_pid(current));
+	s->owner_group = get_pid(task_tgid(current));
 	s->uid = current_euid();
 	s->capable = perfmon_capable();
 	s->ring_bytes = (size_t)kpmc_ring_records * sizeof(*s->slots);
@@ -322,8 +331,29 @@ struct kpmc_session *kpmc_session_open(char *why, size_t len)
 		return ERR_PTR(err);
 	}
 	list_add(&s->node, &kpmc_sessions);
+	s->listed = true;
 	mutex_unlock(&kpmc_sessions_lock);
 	return s;
+}
+
+bool kpmc_session_capable(const struct kpmc_session *s)
+{
+	return !READ_ONCE(s->unprivileged) && perfmon_capable();
+}
+
+void kpmc_session_reader(struct kpmc_session *s)
+{
+	struct pid *me = task_tgid(current), *old;
+	unsigned long flags;
+
+	if (READ_ONCE(s->reader_group) == me)
+		return;
+	get_pid(me);
+	raw_spin_lock_irqsave(&s->lock, flags);
+	old = s->reader_group;
+	WRITE_ONCE(s->reader_group, me);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	put_pid(old);
 }
 
 /* The session the calling thread opened, with a reference, or NULL. */
@@ -344,32 +374,44 @@ struct kpmc_session *kpmc_session_of_current(void)
 	return found;
 }
 
-/* The reader's file is closed: no more records are kept. */
+/*
+ * The reader's file is closed: no more records are kept, so the ring goes
+ * now; s itself stays charged to its user (user_limits_allow) until its
+ * last reference goes, and its threads give theirs back here.
+ */
 void kpmc_session_close(struct kpmc_session *s)
 {
+	struct kpmc_record *slots;
 	struct kpmc_noloss *nl;
 	unsigned long flags;
 
 	/*
 	 * Closed first: a system-wide start or an armed attach that took s
 	 * before this close checks closed under the lock that the two calls
-	 * below take, so either it sees closed or they see its work.
+	 * below take, so either it sees closed or they see its work. Every
+	 * producer checks closed under s->lock before it touches the ring.
 	 */
 	raw_spin_lock_irqsave(&s->lock, flags);
 	s->closed = true;
 	nl = s->noloss;
+	slots = s->slots;
+	s->slots = NULL;
 	raw_spin_unlock_irqrestore(&s->lock, flags);
+	/* Mappings hold their own references to its pages. */
+	vfree(slots);
+	mutex_lock(&kpmc_sessions_lock);
+	s->ring_bytes = 0;
+	mutex_unlock(&kpmc_sessions_lock);
 	/* No reader will drain the ring: every thread waiting on it goes on now. */
 	if (nl)
 		wake_up_interruptible_all(&nl->wait);
 	kpmc_system_session_closed(s);
-	/* Counting threads see closed at their next switch-in; armed ones never would. */
+	/* Its threads, armed, counting or asleep, let go of s and the PMU. */
 	kpmc_threads_session_closed(s);
 	mutex_lock(&kpmc_sessions_lock);
-	list_del(&s->node);
-	mutex_unlock(&kpmc_sessions_lock);
 	put_pid(s->owner);
 	s->owner = NULL;
+	mutex_unlock(&kpmc_sessions_lock);
 	kpmc_session_put(s);
 }
 
@@ -438,9 +480,24 @@ static bool noloss_may_wait(struct kpmc_session *s, u32 tid)
 {
 	struct pt_regs *regs = get_irq_regs();
 
+	struct pid *group = task_tgid(current);
+
 	return tid && tid == (u32)current->pid && !in_nmi() && regs && user_mode(regs) &&
 	       !(current->flags & (PF_KTHREAD | PF_EXITING)) &&
-	       task_pid(current) != s->owner;
+	       group != s->owner_group && group != s->reader_group;
+}
+
+/* Does a task of thread group g (a reference held) still live? */
+static bool group_alive(struct pid *g)
+{
+	bool alive;
+
+	if (!g)
+		return false;
+	rcu_read_lock();
+	alive = pid_task(g, PIDTYPE_TGID);
+	rcu_read_unlock();
+	return alive;
 }
 
 /*
@@ -492,7 +549,7 @@ static enum kpmc_noloss_end noloss_check(struct kpmc_session *s)
 {
 	if (READ_ONCE(kpmc_unloading))
 		return KPMC_NOLOSS_UNLOAD;
-	if (s->closed)
+	if (s->closed || (!group_alive(s->owner_group) && !group_alive(s->reader_group)))
 		return KPMC_NOLOSS_READER_GONE;
 	sync_reader_tail(s);
 	if (kpmc_ring_used(&s->pos) <= s->noloss->low)
@@ -515,6 +572,25 @@ static enum kpmc_noloss_end noloss_check_locked(struct kpmc_session *s)
 static bool noloss_drained(struct kpmc_session *s)
 {
 	return s->noloss && s->noloss->waiting && kpmc_ring_used(&s->pos) <= s->noloss->low;
+}
+
+/*
+ * One recheck period of a no-loss wait (end: why it may end). Only a
+ * signal ends the wait, not other task work (io_uring's TIF_NOTIFY_SIGNAL,
+ * which signal_pending() reports too, and which runs only after this work
+ * returns): with such work pending an interruptible sleep would not sleep,
+ * so that period sleeps killable. Negative: a signal is pending.
+ */
+static long noloss_sleep(struct kpmc_session *s, enum kpmc_noloss_end *end)
+{
+	wait_queue_head_t *wq = &s->noloss->wait;
+	long period = msecs_to_jiffies(KPMC_NOLOSS_RECHECK_MS);
+
+	if (signal_pending(current) && !task_sigpending(current))
+		return wait_event_killable_timeout(*wq,
+			(*end = noloss_check_locked(s)) != KPMC_NOLOSS_NONE, period);
+	return wait_event_interruptible_timeout(*wq,
+		(*end = noloss_check_locked(s)) != KPMC_NOLOSS_NONE, period);
 }
 
 /*
@@ -547,10 +623,8 @@ static void noloss_wait_work(struct callback_head *work)
 	}
 	atomic64_inc(&kpmc_noloss_stats.waits);
 	do {
-		left = wait_event_interruptible_timeout(nl->wait,
-							(end = noloss_check_locked(s)) != KPMC_NOLOSS_NONE,
-							msecs_to_jiffies(KPMC_NOLOSS_RECHECK_MS));
-		if (left < 0)
+		left = noloss_sleep(s, &end);
+		if (left < 0 && (task_sigpending(current) || fatal_signal_pending(current)))
 			end = KPMC_NOLOSS_SIGNAL;
 	} while (end == KPMC_NOLOSS_NONE);
 	raw_spin_lock_irqsave(&s->lock, flags);
@@ -964,6 +1038,11 @@ int kpmc_session_command(struct kpmc_session *s, const char *buf, size_t len,
 
 	if (len == 6 && !memcmp(buf, "noloss", 6))
 		return ring_configure(s, 0, true, why, whylen);
+	/* One way: a session cannot take its privileges back. */
+	if (len == 12 && !memcmp(buf, "unprivileged", 12)) {
+		WRITE_ONCE(s->unprivileged, true);
+		return 0;
+	}
 	if (len > 7 && !memcmp(buf, "wakeup=", 7))
 		return wakeup_configure(s, buf + 7, len - 7, why, whylen);
 	if (comma && len - number_end == 7 && !memcmp(comma, ",noloss", 7))
@@ -972,7 +1051,7 @@ int kpmc_session_command(struct kpmc_session *s, const char *buf, size_t len,
 	    kpmc_parse_u64(buf + 5, number_end - 5, &n) || n > U32_MAX) {
 		kpmc_quote_token(q, sizeof(q), buf, len);
 		snprintf(why, whylen,
-			 "'%s': expected ring=N, ring=N,noloss, noloss, wakeup=MS or wakeup=watermark",
+			 "'%s': expected ring=N, ring=N,noloss, noloss, wakeup=MS, wakeup=watermark or unprivileged",
 			 q);
 		return -EINVAL;
 	}
@@ -990,6 +1069,7 @@ int kpmc_session_mmap(struct kpmc_session *s, struct vm_area_struct *vma, char *
 	u64 data_bytes;
 	int err;
 
+	kpmc_session_reader(s);
 	if (!(vma->vm_flags & VM_SHARED)) {
 		snprintf(why, len, "mmap of the ring with MAP_PRIVATE: the kernel writes it, map it MAP_SHARED");
 		return -EINVAL;
@@ -1050,6 +1130,7 @@ ssize_t kpmc_session_read(struct kpmc_session *s, char __user *buf, size_t len,
 
 	if (!max)
 		return -EINVAL;
+	kpmc_session_reader(s);
 	/*
 	 * A reader's last non-blocking read of a batch finds the ring empty:
 	 * that answer costs no 16 KiB bounce buffer (an order-2 page
@@ -1094,6 +1175,7 @@ __poll_t kpmc_session_poll(struct kpmc_session *s, struct file *f, poll_table *p
 {
 	bool release = false, any;
 
+	kpmc_session_reader(s);
 	poll_wait(f, &s->wait, pt);
 	if (READ_ONCE(kpmc_unloading))
 		return EPOLLERR | EPOLLHUP;

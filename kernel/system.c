@@ -251,7 +251,7 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 		return -EINVAL;
 	}
 	/* perf's rule: CPU-wide counting at paranoid <= 0 or with CAP_PERFMON. */
-	err = kpmc_may_count(owner->conf, true, why, sizeof(why));
+	err = kpmc_may_count(owner->conf, true, perfmon_capable(), why, sizeof(why));
 	if (err) {
 		kpmc_reject(owner, "enable", "%s", why);
 		return err;

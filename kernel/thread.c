@@ -243,6 +243,11 @@ void kpmc_hook_exec(struct task_struct *task)
 	 * made it idle first (kpmc_threads_session_closed): one of the two
 	 * state changes wins.
 	 */
+	/* exec may have made a non-leader thread the leader: every state's records say so. */
+	if (t) {
+		t->pid = task_tgid_nr(task);
+		t->tid = task_pid_nr(task);
+	}
 	armed = t && READ_ONCE(t->state) == KPMC_ARMED_EXEC &&
 		cmpxchg(&t->state, KPMC_ARMED_EXEC, KPMC_COUNTING) == KPMC_ARMED_EXEC;
 	if (t && t->state == KPMC_COUNTING && !t->owner_capable &&
@@ -259,9 +264,6 @@ void kpmc_hook_exec(struct task_struct *task)
 	if (armed) {
 		struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
 
-		/* exec may have made a non-leader thread the leader. */
-		t->pid = task_tgid_nr(task);
-		t->tid = task_pid_nr(task);
 		memset(t->acc, 0, sizeof(t->acc));
 		t->run_ns = 0;
 		kpmc_counting_start(t);
@@ -444,6 +446,9 @@ int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 	t->session = NULL;
 	t->state = KPMC_IDLE;
 	old->owner_capable = t->owner_capable;
+	/* Its numbers may have changed since it was set up (a non-leader's exec). */
+	old->pid = task_tgid_nr(task);
+	old->tid = task_pid_nr(task);
 	old->stop_requested = false;
 	old->detach_why = 0;
 	old->set = 0;
@@ -510,25 +515,52 @@ void kpmc_threads_count(unsigned int *known, unsigned int *counting)
  * s's reader closed its file (s->closed is set). Threads armed for it would
  * wait for an exec that may never come, holding s, their configuration and
  * a PMU use: they go idle now (an attach may reuse them). Threads counting
- * for it stop at their next switch-in or fold (thread_done). Process
- * context; the caller's reference keeps s.
+ * for it that run stop at their next tick or switch (thread_done); those
+ * asleep, which may sleep for as long as they like, stop here: taken out
+ * of counting first (no switch-in loads them), then, once every switch
+ * that may have loaded one before has ended, made idle if loaded nowhere.
+ * Process context; the caller's reference keeps s.
  */
 void kpmc_threads_session_closed(struct kpmc_session *s)
 {
+	enum kpmc_thread_state state;
 	struct kpmc_thread *t;
 	unsigned long flags;
+	bool marked = false;
 	unsigned int bkt;
 
 	/* Pairs with kpmc_thread_insert's cmpxchg: see its state or it sees closed. */
 	smp_mb();
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
 	hash_for_each(kpmc_threads, bkt, t, hash) {
-		if (READ_ONCE(t->state) != KPMC_ARMED_EXEC)
+		state = READ_ONCE(t->state);
+		if (state != KPMC_ARMED_EXEC && state != KPMC_COUNTING)
 			continue;
 		/* The session is published before the state (insert's cmpxchg). */
 		smp_rmb();
-		if (READ_ONCE(t->session) == s)
+		if (READ_ONCE(t->session) != s)
+			continue;
+		if (state == KPMC_ARMED_EXEC)
 			armed_release(t, s);
+		else if (cmpxchg(&t->state, KPMC_COUNTING, KPMC_ATTACHING) == KPMC_COUNTING)
+			t->closing = true;
+		marked |= t->closing;
+	}
+	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+	if (!marked)
+		return;
+	/* Switch hooks run with preemption off: the ones that saw them counting are over. */
+	synchronize_rcu();
+	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
+	hash_for_each(kpmc_threads, bkt, t, hash) {
+		if (!t->closing)
+			continue;
+		t->closing = false;
+		/* Loaded: it runs, and its tick or switch-out detaches it. */
+		if (kpmc_thread_loaded(t))
+			cmpxchg(&t->state, KPMC_ATTACHING, KPMC_COUNTING);
+		else
+			kpmc_detach_unloaded(t);
 	}
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
 }

@@ -234,6 +234,19 @@ static inline bool kpmc_paranoid_blocks_all(int paranoid)
 
 /* ---- an exec that raised privileges ------------------------------------ */
 
+/* file_open_root() takes a struct path from 5.12 on. */
+#include <linux/fs.h>
+#include <linux/path.h>
+static inline struct file *kpmc_file_open_root(const struct path *root, const char *name,
+					       int flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 12, 0)
+	return file_open_root(root, name, flags, 0);
+#else
+	return file_open_root(root->dentry, root->mnt, name, flags, 0);
+#endif
+}
+
 /*
  * The exec gave the task privileges its monitor may not have had (a setuid
  * or setgid program, file capabilities): perf ends its events there, on the

@@ -48,10 +48,25 @@ struct kpmc_shared_config {
  */
 struct kpmc_session {
 	refcount_t ref;
-	struct list_head node;		/* kpmc_sessions, while the file is open */
-	struct pid *owner;
+	struct list_head node;		/* kpmc_sessions, until freed: charged to its user */
+	struct pid *owner;		/* the opening thread, while the file is open */
+	/*
+	 * The thread groups that read s: the opener's, and the last to read,
+	 * poll or map it (under lock). Their threads never wait on s in
+	 * no-loss mode (they would wait for themselves), and s's reader is
+	 * gone once neither group lives (a child that inherited the file
+	 * keeps it open, and may not read it).
+	 */
+	struct pid *owner_group;
+	struct pid *reader_group;
 	kuid_t uid;			/* the opener's effective uid */
 	bool capable;			/* the opener was perfmon_capable(): no user limits */
+	/*
+	 * "unprivileged": the reader serves others (a root daemon): what it
+	 * monitors is judged as a user's, whoever the caller is.
+	 */
+	bool unprivileged;
+	bool listed;			/* on kpmc_sessions: freeing takes it off */
 	size_t ring_bytes;		/* the ring's size (or reserved size); kpmc_sessions_lock */
 	raw_spinlock_t lock;		/* producers (any CPU, any context) vs reader */
 	struct kpmc_ring_pos pos;
@@ -89,7 +104,12 @@ enum kpmc_thread_state {
 	KPMC_IDLE,		/* known to kpmc (config/session owner), not counting */
 	KPMC_ARMED_EXEC,	/* starts counting at its next exec */
 	KPMC_COUNTING,
-	KPMC_ATTACHING,		/* idle, being set up again by an attach (holds a PMU use) */
+	/*
+	 * Holds a PMU use and is not loaded at switch-in: idle being set up
+	 * again by an attach, or counting for a session whose reader closed
+	 * it, on its way to idle (kpmc_threads_session_closed).
+	 */
+	KPMC_ATTACHING,
 };
 
 struct kpmc_thread {
@@ -125,6 +145,8 @@ struct kpmc_thread {
 	 * CAP_PERFMON's only (RAPL per switch). Children inherit it.
 	 */
 	bool owner_capable;
+	/* Its session's close took it from counting (under kpmc_threads_lock). */
+	bool closing;
 	/* The active monitoring module's state for this thread, and for which activation. */
 	u64 mm_scratch[KPMC_MM_SCRATCH];
 	unsigned int mm_epoch;
@@ -254,8 +276,12 @@ int kpmc_thread_detach_kernel(struct task_struct *task);
 void kpmc_privilege_init(void);
 void kpmc_privilege_exit(void);
 int kpmc_perf_paranoid(void);
-/* May the caller count conf (cpu_wide: system-wide)? 0, or -EACCES and why. */
-int kpmc_may_count(const struct kpmc_shared_config *conf, bool cpu_wide, char *why, size_t len);
+/*
+ * May an owner count conf (cpu_wide: system-wide)? capable: the owner is
+ * CAP_PERFMON (kpmc_session_capable()). 0, or -EACCES and why.
+ */
+int kpmc_may_count(const struct kpmc_shared_config *conf, bool cpu_wide, bool capable,
+		   char *why, size_t len);
 
 /* kernel_api.c: monitoring that scheduling code asks for (pmc_ops_monitor). */
 int kpmc_kernel_monitor(struct task_struct *task, bool on);
@@ -314,6 +340,10 @@ void kpmc_session_get(struct kpmc_session *s);
 void kpmc_session_put(struct kpmc_session *s);
 bool kpmc_session_tryget(struct kpmc_session *s);
 void kpmc_session_close(struct kpmc_session *s);
+/* Process context, the owner's: may what s's owner monitors be counted as CAP_PERFMON's? */
+bool kpmc_session_capable(const struct kpmc_session *s);
+/* Process context: the calling thread reads s (read, poll, mmap): its group never waits on s. */
+void kpmc_session_reader(struct kpmc_session *s);
 void kpmc_session_stats(struct kpmc_session *s, u64 *used, u64 *dropped);
 void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec);
 void kpmc_session_push_n(struct kpmc_session *s, const struct kpmc_record *recs,
@@ -337,7 +367,10 @@ void kpmc_defer(struct work_struct *work);
 void kpmc_defer_rcu(struct rcu_work *work);
 void kpmc_flush_deferred(void);
 int kpmc_session_resize(struct kpmc_session *s, u32 records, char *why, size_t len);
-/* A write to the monitor file: "ring=N", "ring=N,noloss", "noloss" or "wakeup=MS|watermark". */
+/*
+ * A write to the monitor file: "ring=N", "ring=N,noloss", "noloss",
+ * "wakeup=MS|watermark" or "unprivileged".
+ */
 int kpmc_session_command(struct kpmc_session *s, const char *buf, size_t len,
 			 char *why, size_t whylen);
 /* mmap of the monitor file: the control page or the records (UAPI kpmc_ring_control). */

@@ -43,6 +43,10 @@ void kpmc_switch_in(struct kpmc_cpu *c, struct kpmc_thread *t,
 		    struct kpmc_thread *prev, u64 now);
 void kpmc_stop_current(struct kpmc_thread *t, enum kpmc_record_kind kind);
 void kpmc_detach_done(struct kpmc_thread *t);
+/* Any context: is t the thread loaded on some CPU now? */
+bool kpmc_thread_loaded(const struct kpmc_thread *t);
+/* IRQs off: t, taken from counting by its session's close, is loaded nowhere: idle now. */
+void kpmc_detach_unloaded(struct kpmc_thread *t);
 void kpmc_counting_init(void);
 void kpmc_counting_stop(void);
 

@@ -1,0 +1,125 @@
+# What an unprivileged user (uid 1000) tries against kpmc with Debian's
+# defaults (unprivileged user namespaces on, perf_event_paranoid 2), each
+# attempt against the rule it must not get around:
+# - the ptrace check of an attach is of the task named, never of a path the
+#   caller can redirect (its own /proc in a user and mount namespace, a link
+#   to its own mem file or to a file of another file system);
+# - a closed session leaves no thread counting, no PMU claim and no ring
+#   behind, and stays charged to its user until freed;
+# - a monitored thread that drains the ring (not the opener) never waits
+#   on itself in no-loss mode.
+U="$BIN/runas 1000"
+P=/proc/sys/kernel/perf_event_paranoid
+orig=$(cat $P)
+echo 2 >$P
+load
+info_field() { sed -n "s/^$1: \([0-9]*\).*/\1/p" /proc/kpmc/info; }
+
+# The victim: root's user-mode loop.
+sh -c 'while :; do :; done' &
+root_victim=$!
+mkdir -p /tmp/atk && chmod 777 /tmp/atk
+# attack TARGET LINK_TARGET OUT: as uid 1000 in its own user and mount
+# namespaces, a private /proc where TARGET's mem is a link to LINK_TARGET (a
+# path under the real procfs, bound at /tmp/atk/p), then the attach through
+# /tmp/atk/p/kpmc. TARGET "own": a loop of the caller's, started in its
+# namespace (the control: the kernel lets a process of a user namespace
+# monitor, and ptrace, only processes of that namespace or below).
+attack() {
+	$U unshare -Urm sh -c "
+		if [ $1 = own ]; then sh -c 'while :; do :; done' & v=\$!; else v=$1; fi
+		mkdir -p /tmp/atk/p && mount -o rbind /proc /tmp/atk/p &&
+		mount -t tmpfs none /proc && mkdir -p /proc/\$v &&
+		ln -s $2 /proc/\$v/mem &&
+		$BIN/kpmcattack attach /tmp/atk/p \$v 1
+		[ $1 = own ] && kill \$v" >"$3" 2>&1
+}
+r=""
+if $U unshare -Urm true 2>/dev/null; then
+	$U "$BIN/kpmcattack" attach /proc $root_victim 1 >$OUT/atk_plain.txt 2>&1
+	grep -q "attach=-1 errno=1$" $OUT/atk_plain.txt || r="plain attach to root's process: $(cat $OUT/atk_plain.txt);"
+	attack $root_victim /tmp/atk/p/self/mem $OUT/atk_self.txt
+	grep -q "attach=-1 errno=1$" $OUT/atk_self.txt || r="$r root's process through a link to the caller's own mem: $(cat $OUT/atk_self.txt);"
+	# Files whose superblock is not a procfs: the old check dereferenced NULL there.
+	attack $root_victim /tmp/atk/p/self/ns/net $OUT/atk_nsfs.txt
+	grep -q "attach=-1 errno=1$" $OUT/atk_nsfs.txt || r="$r through a link to an nsfs file: $(cat $OUT/atk_nsfs.txt);"
+	attack $root_victim /tmp/atk/p/kpmc/info $OUT/atk_info.txt
+	grep -q "attach=-1 errno=1$" $OUT/atk_info.txt || r="$r through a link to another procfs file: $(cat $OUT/atk_info.txt);"
+	# The control: the caller's own process, by the same route, is counted.
+	attack own /tmp/atk/p/self/mem $OUT/atk_own.txt
+	rec=$(sed -n 's/.*attach=0 records=\([0-9]*\).*/\1/p' $OUT/atk_own.txt)
+	ins=$(sed -n 's/.* instructions=\([0-9]*\).*/\1/p' $OUT/atk_own.txt)
+	{ [ "${rec:-0}" -ge 10 ] && [ "${ins:-0}" -ge 1000000 ]; } ||
+		r="$r the caller's own process through its private /proc: $(cat $OUT/atk_own.txt) (want >= 10 records, >= 1e6 instructions);"
+	echo "attacks: plain $(cat $OUT/atk_plain.txt); self/mem $(cat $OUT/atk_self.txt); nsfs $(cat $OUT/atk_nsfs.txt); own $(cat $OUT/atk_own.txt)"
+else
+	echo "attacks: no unprivileged user namespaces in this kernel: the namespace attacks cannot be staged"
+fi
+kill $root_victim
+wait $root_victim 2>/dev/null
+verdict arm64_attack_ptrace_check_not_redirectable "$r"
+
+# Orphaned sessions: eight rounds of a 16 MiB ring with the user's own
+# sleeper attached, the reader gone at once. Each must leave nothing: no
+# session, no thread counting, perf's counter running (exactly the count it
+# had before), and the next round within the user's 16 MiB of rings.
+r=""
+$BIN/perfcount "$BIN/loop" 100000 >$OUT/orph_perf0.txt 2>&1
+c0=$(sed -n 's/.*count=\([0-9]*\).*/\1/p' $OUT/orph_perf0.txt)
+$U sleep 600 &
+sleeper=$!
+sleep 0.3
+i=0
+while [ $i -lt 8 ]; do
+	$U "$BIN/kpmcattack" orphan 65536 $sleeper >$OUT/orph.txt 2>&1
+	grep -q "orphan=0" $OUT/orph.txt || r="$r round $i: $(cat $OUT/orph.txt);"
+	i=$((i + 1))
+done
+sleep 0.5
+s=$(info_field sessions); m=$(info_field threads_monitored)
+[ "$s" = 0 ] || r="$r $s sessions after the readers exited (want 0);"
+[ "$m" = 0 ] || r="$r $m threads still monitored (want 0);"
+$BIN/perfcount "$BIN/loop" 100000 >$OUT/orph_perf1.txt 2>&1
+c1=$(sed -n 's/.*count=\([0-9]*\).*/\1/p' $OUT/orph_perf1.txt)
+run1=$(sed -n 's/.*running=\([0-9]*\).*/\1/p' $OUT/orph_perf1.txt)
+{ [ -n "$c0" ] && [ "$c1" = "$c0" ] && [ "${run1:-0}" -gt 0 ]; } ||
+	r="$r perf beside the orphans: $(cat $OUT/orph_perf1.txt) (before them: count=$c0);"
+kill $sleeper
+wait $sleeper 2>/dev/null
+sleep 0.3
+lo=$(sed -n 's/^live_objects: \([0-9]*\).*/\1/p' /proc/kpmc/info)
+[ "$lo" = 0 ] || r="$r $(grep live_objects /proc/kpmc/info) after the sleeper's exit;"
+echo "attacks: orphans: sessions $s, monitored $m, perf $(cat $OUT/orph_perf1.txt), $(grep live_objects /proc/kpmc/info)"
+verdict arm64_attack_orphan_sessions_leave_nothing "$r"
+
+# No-loss mode: a monitored thread of the opener's process drains the ring
+# while the opener sleeps, producing about 150 samples between two reads (a
+# 64-record ring, high mark 56). It must never wait for itself: it reads at
+# least 200 samples of its own (its last read may bring more) within 20 s. Waiting would need another reader; its
+# overflow is counted lost instead (LOST records), as without no-loss mode.
+r=""
+$U "$BIN/kpmcattack" reader 200 >$OUT/reader.txt 2>&1
+smp=$(sed -n 's/.*reader=0 samples=\([0-9]*\) .*/\1/p' $OUT/reader.txt)
+[ "${smp:-0}" -ge 200 ] || r="$(cat $OUT/reader.txt) (want 200 samples read);"
+lost=$(sed -n 's/.* lost=\([0-9]*\)$/\1/p' $OUT/reader.txt)
+[ "${lost:-0}" -gt 0 ] || r="$r no loss counted, so the ring never passed its high mark: the test staged nothing;"
+echo "attacks: no-loss reader thread: $(cat $OUT/reader.txt)"
+verdict arm64_attack_noloss_reader_thread_never_waits_on_itself "$r"
+
+# A counted thread that is not its process's leader execs: exec gives it
+# the process's number, and its records say so (they kept the dead thread's
+# number, so a reader charged them to no process). Its count is the loop's
+# 2N plus the little it ran before (its start, the exec's return to user).
+r=""
+N=1000000
+$U "$BIN/kpmcattack" nlexec "$BIN/loop" $N >$OUT/nlexec.txt 2>&1
+ch=$(sed -n 's/.* child=\([0-9]*\).*/\1/p' $OUT/nlexec.txt)
+ep=$(sed -n 's/.* exit_pid=\([0-9]*\).*/\1/p' $OUT/nlexec.txt)
+et=$(sed -n 's/.* exit_tid=\([0-9]*\).*/\1/p' $OUT/nlexec.txt)
+ins=$(sed -n 's/.* instructions=\([0-9]*\).*/\1/p' $OUT/nlexec.txt)
+{ [ -n "$ch" ] && [ "$ep" = "$ch" ] && [ "$et" = "$ch" ]; } || r="the exec'd thread's EXIT record: $(cat $OUT/nlexec.txt) (want pid and tid = child);"
+{ [ "${ins:-0}" -ge $((2 * N)) ] && [ "${ins:-0}" -le $((2 * N + 100000)) ]; } || r="$r its count ${ins:-none} (want 2N..2N+100000);"
+echo "attacks: non-leader exec: $(cat $OUT/nlexec.txt)"
+verdict arm64_attack_nonleader_exec_records_name_the_leader "$r"
+
+echo "$orig" >$P

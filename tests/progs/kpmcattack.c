@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kpmcattack: what an unprivileged user tries against kpmc, each mode one
+ * attempt, its outcome on one line.
+ *
+ *   kpmcattack attach PROCDIR PID SECONDS
+ *	Through PROCDIR/kpmc (a procfs the caller reaches at any path, e.g.
+ *	bound elsewhere before its own tmpfs went over /proc): a session,
+ *	"pmc1=0x8,tbs=10" (user-mode instructions, a record per 10 ms), "pid=PID" to enable, then the
+ *	records for SECONDS. Prints
+ *	"kpmcattack attach=0 records=R instructions=I" or
+ *	"kpmcattack attach=-1 errno=E".
+ *   kpmcattack orphan RING PID
+ *	A session with a ring of RING records, PID attached, and the program
+ *	exits without reading: "kpmcattack orphan=0" or "orphan=-1 errno=E".
+ *   kpmcattack reader SAMPLES
+ *	No-loss mode, self-monitored with cycle-counter EBS (pmc0,ebs0=20000),
+ *	then a second thread (monitored as the opener's child, not the
+ *	opener) drains the ring while it works, producing more than the
+ *	ring's high mark between two reads, until it has read SAMPLES EBS
+ *	records of its own: "kpmcattack reader=0 samples=S lost=L" within
+ *	20 s, else "kpmcattack reader=timeout samples=S".
+ *   kpmcattack nlexec PROGRAM ARG
+ *	A child process whose second thread, attached (pid=its tid), execs
+ *	PROGRAM ARG: exec makes it the leader, with the process's number.
+ *	Prints "kpmcattack nlexec child=C thread=T exit_pid=P exit_tid=X
+ *	instructions=I" from the EXIT record of the exec'd program.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <uapi/linux/kpmc.h>
+
+#include "spin.h"
+
+static const char *procdir = "/proc";
+
+static int put_at(int fd, const char *file, const char *s)
+{
+	char path[256];
+	int own = fd < 0, ok;
+
+	snprintf(path, sizeof(path), "%s/kpmc/%s", procdir, file);
+	if (own)
+		fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	if (own) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return ok ? 0 : -1;
+}
+
+static int open_monitor(void)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/kpmc/monitor", procdir);
+	return open(path, O_RDWR);
+}
+
+static unsigned long arg_ul(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 0);
+
+	if (!*s || *end) {
+		fprintf(stderr, "kpmcattack: bad number '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int attach(const char *dir, unsigned long pid, unsigned long seconds)
+{
+	struct kpmc_record rec[64];
+	unsigned long long records = 0, instructions = 0;
+	char req[64];
+	double end;
+	int fd;
+
+	procdir = dir;
+	fd = open_monitor();
+	snprintf(req, sizeof(req), "pid=%lu", pid);
+	if (fd < 0 || put_at(-1, "config", "pmc1=0x8,tbs=10") || put_at(-1, "enable", req)) {
+		printf("kpmcattack attach=-1 errno=%d\n", errno);
+		return 0;
+	}
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	end = now_s() + seconds;
+	while (now_s() < end) {
+		ssize_t n = read(fd, rec, sizeof(rec));
+
+		for (ssize_t i = 0; i < n / (ssize_t)sizeof(rec[0]); i++) {
+			records++;
+			if (rec[i].counter_mask & (1u << 1))
+				instructions += rec[i].counts[1];
+		}
+		usleep(20000);
+	}
+	printf("kpmcattack attach=0 records=%llu instructions=%llu\n", records, instructions);
+	return 0;
+}
+
+static int orphan(unsigned long ring, unsigned long pid)
+{
+	char req[64];
+	int fd = open_monitor();
+
+	snprintf(req, sizeof(req), "ring=%lu", ring);
+	if (fd < 0 || put_at(fd, "monitor", req) || put_at(-1, "config", "pmc1=0x8")) {
+		printf("kpmcattack orphan=-1 errno=%d\n", errno);
+		return 0;
+	}
+	snprintf(req, sizeof(req), "pid=%lu", pid);
+	if (put_at(-1, "enable", req)) {
+		printf("kpmcattack orphan=-1 errno=%d\n", errno);
+		return 0;
+	}
+	printf("kpmcattack orphan=0\n");
+	return 0;
+}
+
+struct reader {
+	int fd;
+	unsigned long want;
+	volatile unsigned long samples, lost;
+	volatile int done;
+};
+
+static void *reader_thread(void *arg)
+{
+	struct reader *r = arg;
+	struct kpmc_record rec[64];
+	unsigned int tid = (unsigned int)syscall(SYS_gettid);
+
+	while (r->samples < r->want) {
+		ssize_t n;
+
+		spin(1500000);
+		n = read(r->fd, rec, sizeof(rec));
+		for (ssize_t i = 0; i < n / (ssize_t)sizeof(rec[0]); i++) {
+			if (rec[i].kind == KPMC_REC_EBS && rec[i].tid == tid)
+				r->samples++;
+			if (rec[i].kind == KPMC_REC_LOST)
+				r->lost += rec[i].lost;
+		}
+	}
+	r->done = 1;
+	return NULL;
+}
+
+static int reader(unsigned long want)
+{
+	struct reader r = { .want = want };
+	pthread_t th;
+	double end;
+
+	r.fd = open_monitor();
+	if (r.fd < 0 || put_at(r.fd, "monitor", "ring=64,noloss") ||
+	    put_at(-1, "config", "pmc0,ebs0=20000") || put_at(-1, "enable", "1")) {
+		printf("kpmcattack reader=-1 errno=%d\n", errno);
+		return 1;
+	}
+	fcntl(r.fd, F_SETFL, O_NONBLOCK);
+	if (pthread_create(&th, NULL, reader_thread, &r)) {
+		printf("kpmcattack reader=-1 errno=%d\n", errno);
+		return 1;
+	}
+	/* The opener sleeps: it never drains the ring. */
+	end = now_s() + 20;
+	while (!r.done && now_s() < end)
+		usleep(100000);
+	if (!r.done) {
+		printf("kpmcattack reader=timeout samples=%lu\n", r.samples);
+		fflush(stdout);
+		_exit(0);
+	}
+	pthread_join(th, NULL);
+	printf("kpmcattack reader=0 samples=%lu lost=%lu\n", r.samples, r.lost);
+	return 0;
+}
+
+static int sync_pipe[2], go_pipe[2];
+static char *const *exec_argv;
+
+static void *exec_thread(void *arg)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	char c;
+
+	(void)arg;
+	if (write(sync_pipe[1], &tid, sizeof(tid)) != sizeof(tid) ||
+	    read(go_pipe[0], &c, 1) != 1)
+		_exit(3);
+	execv(exec_argv[0], exec_argv);
+	_exit(4);
+}
+
+static int nlexec(char **argv)
+{
+	struct kpmc_record rec[64];
+	unsigned long long instructions = 0;
+	unsigned int exit_pid = 0, exit_tid = 0;
+	char req[64], c = 'g';
+	pid_t child, tid;
+	int fd, status;
+
+	exec_argv = argv;
+	fd = open_monitor();
+	if (fd < 0 || put_at(-1, "config", "pmc1=0x8") || pipe(sync_pipe) || pipe(go_pipe)) {
+		printf("kpmcattack nlexec=-1 errno=%d\n", errno);
+		return 1;
+	}
+	child = fork();
+	if (child == 0) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, exec_thread, NULL))
+			_exit(2);
+		pthread_join(th, NULL);
+		_exit(5);
+	}
+	if (read(sync_pipe[0], &tid, sizeof(tid)) != sizeof(tid))
+		return 1;
+	snprintf(req, sizeof(req), "pid=%d", (int)tid);
+	if (put_at(-1, "enable", req)) {
+		printf("kpmcattack nlexec=-1 errno=%d\n", errno);
+		return 1;
+	}
+	if (write(go_pipe[1], &c, 1) != 1)
+		return 1;
+	waitpid(child, &status, 0);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	for (;;) {
+		ssize_t n = read(fd, rec, sizeof(rec));
+
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n / (ssize_t)sizeof(rec[0]); i++) {
+			if (rec[i].kind != KPMC_REC_EXIT)
+				continue;
+			exit_pid = rec[i].pid;
+			exit_tid = rec[i].tid;
+			instructions += rec[i].counts[1];
+		}
+	}
+	printf("kpmcattack nlexec child=%d thread=%d exit_pid=%u exit_tid=%u instructions=%llu\n",
+	       (int)child, (int)tid, exit_pid, exit_tid, instructions);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 5 && !strcmp(argv[1], "attach"))
+		return attach(argv[2], arg_ul(argv[3]), arg_ul(argv[4]));
+	if (argc == 4 && !strcmp(argv[1], "orphan"))
+		return orphan(arg_ul(argv[2]), arg_ul(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "reader"))
+		return reader(arg_ul(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "nlexec"))
+		return nlexec(argv + 2);
+	fprintf(stderr, "usage: kpmcattack attach PROCDIR PID SECONDS | orphan RING PID | reader SAMPLES | nlexec PROGRAM ARG\n");
+	return 2;
+}
