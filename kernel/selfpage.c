@@ -48,6 +48,12 @@ static bool user_readable(const struct kpmc_thread *t, const struct kpmc_hw_conf
 	       t->conf->sets.nr == 1 && !hw->sampling;
 }
 
+/*
+ * Between two threads that may both read, the grant stays on. The backend
+ * zeroes the counters a thread does not use when the grant goes on
+ * (user_access), and at every load() while it is on those the previous
+ * configuration used: no thread reads another's counts at EL0.
+ */
 static void grant(struct kpmc_cpu *c, bool on)
 {
 	if (c->user_access != on) {
