@@ -27,3 +27,15 @@ set -- $(sed -n 's/^el0peek peeker rounds=200 granted=\([0-9]*\) leaks=\([0-9]*\
 	r="$r uid 1001 read uid 1000's counts at EL0 in '$2' of 200 rounds (largest '$4');"
 verdict arm64_el0_no_counts_of_previous_thread "$r"
 rmmod kpmc
+
+# kpmc's mappings stay out of a fork's child even when the process asks
+# otherwise: madvise(MADV_DOFORK) on the self page, the ring's control page
+# and its records is refused (VM_IO), and the child has none of them.
+load
+r=""
+"$BIN/nofork" >$OUT/nofork.txt 2>&1 || r="nofork failed: $(cat $OUT/nofork.txt);"
+cat $OUT/nofork.txt
+grep -q '^nofork dofork self=EINVAL ctrl=EINVAL data=EINVAL child self=0 ring=0$' $OUT/nofork.txt ||
+	r="$r MADV_DOFORK accepted, or a mapping inherited by the child;"
+verdict kpmc_mappings_not_inheritable "$r"
+rmmod kpmc
