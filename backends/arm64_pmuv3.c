@@ -644,6 +644,14 @@ static int pmuv3_cpu_online(unsigned int cpu)
 
 /* ---- user-space reads ---- */
 
+static void zero_slot(unsigned int slot)
+{
+	if (slot == 0)
+		pmuv3_write(PMUV3_PMCCNTR, 0);
+	else
+		pmuv3_write_evcntr(slot - 1, 0);
+}
+
 /*
  * EL0 reads every counter once granted, so counters the loaded
  * configuration does not use are zeroed first: they may hold another
@@ -660,11 +668,28 @@ static void zero_unused(struct pmuv3_cpu *c)
 			continue;
 		if (!(pmuv3.claimed_mask & BIT(slot)) && test_bit(perf_index(slot), used))
 			continue;
-		if (slot == 0)
-			pmuv3_write(PMUV3_PMCCNTR, 0);
-		else
-			pmuv3_write_evcntr(slot - 1, 0);
+		zero_slot(slot);
 	}
+}
+
+/*
+ * load() while EL0 may read: a direct switch between two threads that both
+ * read their counters at EL0 keeps the grant, so zero_unused() does not run
+ * again. The counters the previous load enabled and this one does not hold
+ * the previous thread's counts: zero them (stopped first, in case a caller
+ * left them running). The others are zero already (zero_unused() at the
+ * grant, and every load since) or perf's. Hot path: O(counters), registers only.
+ */
+static void zero_stale(u32 stale)
+{
+	unsigned int slot;
+
+	if (stale & BIT(PMUV3_CYCLE_BIT))
+		zero_slot(0);
+	stale &= ~BIT(PMUV3_CYCLE_BIT);
+	for (slot = 1; stale; slot++, stale >>= 1)
+		if (stale & 1)
+			zero_slot(slot);
 }
 
 static void pmuv3_user_access(bool grant)
@@ -732,18 +757,21 @@ static void pmuv3_load(const struct kpmc_hw_config *hw, const u64 *start)
 	struct pmuv3_cpu *c = pmuv3_this(pmuv3_cpu_state);
 	u32 absent = absent_on(hw, counting_type(c));
 	u32 en = enable_bits(hw, absent);
+	u32 stale = c->granted ? c->enabled & ~en : 0;
 	unsigned int i;
 
 	c->absent_hw = hw;
 	c->absent_type = counting_type(c);
 	c->absent = absent;
 
-	pmuv3_write(PMUV3_PMCNTENCLR, en);
+	pmuv3_write(PMUV3_PMCNTENCLR, en | stale);
 	/* A previous configuration may have sampled on one of these counters. */
 	pmuv3_write(PMUV3_PMINTENCLR, en & ~hw->irq_bits);
 	if (hw->irq_bits & en)
 		pmuv3_write(PMUV3_PMINTENSET, hw->irq_bits & en);
 	pmuv3_isb();
+	if (stale)
+		zero_stale(stale);
 	for (i = 0; i < hw->nr; i++) {
 		unsigned int slot = hw->slot[i];
 

@@ -353,7 +353,21 @@ out_backend:
 
 static void __exit kpmc_exit(void)
 {
-	kpmc_cpu_state_exit();
+	/*
+	 * The hotplug, CPU PM and suspend callbacks go after the last
+	 * system-wide session has stopped and none can start (the /proc
+	 * files are gone): every stop runs under the hotplug lock on the CPUs
+	 * online, and a CPU that went offline before it dropped its c->sys in
+	 * its own offline callback. Were the callbacks gone first, a CPU going
+	 * down in between would keep c->sys past the free of the system
+	 * session and, back online while the hooks are attached, run the
+	 * switch hook on it.
+	 *
+	 * They go before the thread states are freed: once the hooks are
+	 * detached, a CPU that goes offline keeps its c->cur (no switch-out
+	 * clears it), which the online callback would load from after the
+	 * free. Without callbacks, nothing reads it any more.
+	 */
 	kpmc_system_exit();
 	/* Wake blocked readers, then close every open session file. */
 	kpmc_sessions_shutdown();
@@ -361,6 +375,7 @@ static void __exit kpmc_exit(void)
 	kpmc_privilege_exit();
 	kpmc_hooks->detach();
 	kpmc_kernel_api_stop();
+	kpmc_cpu_state_exit();
 	kpmc_threads_exit();
 	kpmc_pmu_shutdown();
 	kpmc_mm_exit();

@@ -83,6 +83,16 @@ static int register_kind(struct kpmc_format *f, u8 kind)
 
 int kpmc_format_register(struct kpmc_format *f)
 {
+	/*
+	 * A configuration pins its format's code by the owner's module count:
+	 * without an owner the module could unload while f->write is still
+	 * called from the overflow interrupt.
+	 */
+	if (!f->owner) {
+		pr_err("kpmc: format %s: no owner: set .owner = THIS_MODULE\n",
+		       name_valid(f->name) ? f->name : "(bad name)");
+		return -EINVAL;
+	}
 	return register_kind(f, KPMC_REC_FORMAT);
 }
 EXPORT_SYMBOL_GPL(kpmc_format_register);
@@ -92,13 +102,27 @@ int kpmc_format_register_builtin(struct kpmc_format *f, u8 kind)
 	return register_kind(f, kind);
 }
 
-void kpmc_format_unregister(struct kpmc_format *f)
+/*
+ * Users are counted under kpmc_formats_lock (kpmc_format_get), so none can
+ * appear once f is off the list. From a module's exit this cannot fail: a
+ * configuration using f holds the module. It can from elsewhere (or after
+ * a forced unload): f then stays registered and usable.
+ */
+int kpmc_format_unregister(struct kpmc_format *f)
 {
+	int users;
+
 	mutex_lock(&kpmc_formats_lock);
-	/* Its module's count kept it from going while a configuration used it. */
-	WARN_ON(atomic_read(&f->users));
-	list_del(&f->node);
+	users = atomic_read(&f->users);
+	if (!users)
+		list_del(&f->node);
 	mutex_unlock(&kpmc_formats_lock);
+	if (users) {
+		pr_err("kpmc: format %s: not unregistered, %d configurations use it\n",
+		       f->name, users);
+		return -EBUSY;
+	}
+	return 0;
 }
 EXPORT_SYMBOL_GPL(kpmc_format_unregister);
 

@@ -48,6 +48,12 @@ static bool user_readable(const struct kpmc_thread *t, const struct kpmc_hw_conf
 	       t->conf->sets.nr == 1 && !hw->sampling;
 }
 
+/*
+ * Between two threads that may both read, the grant stays on. The backend
+ * zeroes the counters a thread does not use when the grant goes on
+ * (user_access), and at every load() while it is on those the previous
+ * configuration used: no thread reads another's counts at EL0.
+ */
 static void grant(struct kpmc_cpu *c, bool on)
 {
 	if (c->user_access != on) {
@@ -152,10 +158,13 @@ int kpmc_selfpage_mmap(struct kpmc_thread *t, struct vm_area_struct *vma)
 	}
 	/*
 	 * VM_DONTCOPY: the page is this thread's; a child of fork() must not
-	 * inherit it (review C24) and take the parent's counts, or its
-	 * USER_READ flag, as its own. It maps /proc/kpmc/self for a page of its own.
+	 * inherit it and take the parent's counts, or its USER_READ flag, as
+	 * its own. It maps /proc/kpmc/self for a page of its own. VM_IO makes
+	 * that stick: madvise(MADV_DOFORK) refuses to clear VM_DONTCOPY of a
+	 * VM_IO mapping. It also keeps get_user_pages() (ptrace peeks,
+	 * /proc/PID/mem, process_vm_readv) off the page, which no reader needs.
 	 */
-	kpmc_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY, VM_MAYWRITE);
+	kpmc_vm_flags_mod(vma, VM_IO | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY, VM_MAYWRITE);
 
 	page = t->self_page;
 	if (!page) {

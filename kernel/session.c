@@ -1106,7 +1106,7 @@ int kpmc_session_mmap(struct kpmc_session *s, struct vm_area_struct *vma, char *
 		break;
 	}
 	/* Not inherited by fork(): a child is no reader of this session. */
-	kpmc_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY,
+	kpmc_vm_flags_mod(vma, VM_IO | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY,
 			  part == KPMC_RING_MAP_DATA ? VM_MAYWRITE : 0);
 	if (part == KPMC_RING_MAP_CONTROL)
 		return vm_insert_page(vma, vma->vm_start, virt_to_page(s->ctrl));

@@ -145,4 +145,36 @@ while [ "$(fmt_users callstack)" != 0 ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i +
 	r="$r users left: example $(fmt_users example), callstack $(fmt_users callstack);"
 rmmod kpmc_fmt_example || r="$r rmmod after refusals failed;"
 verdict formats_bad_options_refused "$r"
+
+# The registry's guards. A format without .owner is refused: nothing would
+# keep its module (and the write() the overflow interrupt calls) loaded
+# while a configuration uses it. Unregistering a format in use fails with
+# EBUSY and leaves it registered (the module's unregister parameter calls
+# kpmc_format_unregister at once); unused, it goes.
+r=""
+dmesg -c >/dev/null
+if insmod $FMT_KO no_owner=1 2>/dev/null; then
+	r="insmod with no owner accepted;"
+	rmmod kpmc_fmt_example
+fi
+dmesg | grep -q 'kpmc: format example: no owner: set .owner = THIS_MODULE' ||
+	r="$r no dmesg line for the missing owner;"
+insmod $FMT_KO || r="$r insmod failed;"
+UNREG=/sys/module/kpmc_fmt_example/parameters/unregister
+"$BIN/fmtcheck" "$cfg" 1000 3000 >$OUT/fmt_hold2.txt 2>&1 &
+hold=$!
+i=0
+while ! grep -q holding $OUT/fmt_hold2.txt && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+try_write $UNREG 1 && r="$r unregistered while a configuration uses it;"
+[ "$(fmt_users example)" = 1 ] || r="$r users '$(fmt_users example)' after the refused unregister, expected 1;"
+dmesg | grep -q 'kpmc: format example: not unregistered, 1 configurations use it' ||
+	r="$r no dmesg line for the refused unregister;"
+wait $hold || r="$r fmtcheck (holding) failed: $(cat $OUT/fmt_hold2.txt);"
+# The configuration goes an RCU grace period after the program.
+i=0
+while [ "$(fmt_users example)" != 0 ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+try_write $UNREG 1 || r="$r unregister refused with no user;"
+grep -q '^example ' /proc/kpmc/formats && r="$r example still listed after unregister;"
+rmmod kpmc_fmt_example || r="$r rmmod after unregister failed;"
+verdict formats_registry_owner_and_busy_unregister "$r"
 rmmod kpmc

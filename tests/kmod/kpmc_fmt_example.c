@@ -19,6 +19,8 @@
 #include <linux/ptrace.h>
 #include <linux/string.h>
 #include <linux/kstrtox.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
 
 #include "kpmc/format.h"
 
@@ -136,14 +138,63 @@ static struct kpmc_format fmt_example = {
 	.release = fmt_example_release,
 };
 
+/*
+ * Tests of the registry: no_owner=1 registers without .owner (refused);
+ * writing 1 to the unregister parameter unregisters at once, refused
+ * (-EBUSY, the write fails) while a configuration uses the format.
+ */
+static bool no_owner;
+module_param(no_owner, bool, 0444);
+MODULE_PARM_DESC(no_owner, "register without .owner (kpmc must refuse it)");
+
+static DEFINE_MUTEX(fmt_example_lock);
+static bool fmt_example_registered;
+
+static int fmt_example_unregister(void)
+{
+	int err = 0;
+
+	mutex_lock(&fmt_example_lock);
+	if (fmt_example_registered) {
+		err = kpmc_format_unregister(&fmt_example);
+		if (!err)
+			fmt_example_registered = false;
+	}
+	mutex_unlock(&fmt_example_lock);
+	return err;
+}
+
+static int unregister_set(const char *val, const struct kernel_param *kp)
+{
+	bool now;
+	int err = kstrtobool(val, &now);
+
+	if (err)
+		return err;
+	return now ? fmt_example_unregister() : 0;
+}
+
+static const struct kernel_param_ops unregister_ops = {
+	.set = unregister_set,
+};
+module_param_cb(unregister, &unregister_ops, NULL, 0200);
+MODULE_PARM_DESC(unregister, "1: unregister the format now");
+
 static int __init fmt_example_init(void)
 {
-	return kpmc_format_register(&fmt_example);
+	int err;
+
+	if (no_owner)
+		fmt_example.owner = NULL;
+	err = kpmc_format_register(&fmt_example);
+	fmt_example_registered = !err;
+	return err;
 }
 
 static void __exit fmt_example_exit(void)
 {
-	kpmc_format_unregister(&fmt_example);
+	/* No configuration holds the module: this cannot fail. */
+	WARN_ON(fmt_example_unregister());
 }
 
 module_init(fmt_example_init);

@@ -398,6 +398,48 @@ static void test_zero_unused_on_grant(void **state)
 	assert_int_equal(am.pmu[0].used_mask[0][0], 0);
 }
 
+/*
+ * A direct switch between two threads that may both read at EL0: the grant
+ * stays on, so the second thread's load itself must zero what the first
+ * one's counters hold in the slots the second does not use.
+ */
+static void test_zero_stale_on_load_while_granted(void **state)
+{
+	struct kpmc_hw_config a, b;
+	u64 zero[KPMC_MAX_COUNTERS] = { 0 };
+	struct arm_model_cpu *c = &am.cpu[0];
+
+	(void)state;
+	assert_int_equal(probe(), 0);
+	assert_int_equal(be->claim(0x3f, why, sizeof(why)), 0);
+	assert_int_equal(configure("pmc0,pmc1=0x8,pmc2=0x11,pmc3=0x8", &a), 0);
+	assert_int_equal(configure("pmc5=0x8", &b), 0);
+	arm_model_cpu(0);
+	be->load(&a, zero);
+	be->user_access(true);
+	arm_model_run(100);
+	be->stop(&a);
+	assert_int_equal(c->ccntr, 200);
+	assert_int_equal(c->evcntr[0], 100);
+	/* The next thread, still granted: no user_access() call in between. */
+	be->load(&b, zero);
+	arm_model_run(10);
+	assert_int_equal(c->userenr, PMUV3_USERENR_ER | PMUV3_USERENR_CR);
+	assert_int_equal(c->ccntr, 0);
+	assert_int_equal(c->evcntr[0], 0);
+	assert_int_equal(c->evcntr[1], 0);
+	assert_int_equal(c->evcntr[2], 0);
+	assert_int_equal(c->evcntr[4], 10);	/* its own */
+	/* The old counters stay stopped. */
+	assert_int_equal(c->cntenset, BIT(4));
+	/* And back: the first thread's load zeroes the second's. */
+	be->stop(&b);
+	be->load(&a, zero);
+	assert_int_equal(c->evcntr[4], 0);
+	be->user_access(false);
+	be->unclaim(0x3f);
+}
+
 static void test_user_index_absent(void **state)
 {
 	struct kpmc_hw_config hw;
@@ -529,6 +571,7 @@ int main(void)
 		cmocka_unit_test_setup(test_only_one_type_has_event, setup),
 		cmocka_unit_test_setup(test_cpu_reset, setup),
 		cmocka_unit_test_setup(test_zero_unused_on_grant, setup),
+		cmocka_unit_test_setup(test_zero_stale_on_load_while_granted, setup),
 		cmocka_unit_test_setup(test_user_index_absent, setup),
 		cmocka_unit_test_setup(test_offline_at_probe, setup),
 		cmocka_unit_test_setup(test_ebs_overflow_little, setup),

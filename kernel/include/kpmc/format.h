@@ -42,7 +42,7 @@ struct kpmc_format_sample {
 struct kpmc_format {
 	const char *name;		/* fmt=NAME: [a-z0-9_], at most 23 characters */
 	u8 uuid[16];			/* names the format in its records */
-	struct module *owner;		/* THIS_MODULE: held while a configuration uses it */
+	struct module *owner;		/* THIS_MODULE, required: held while in use */
 	/*
 	 * Process context, when a configuration naming the format is made:
 	 * check the options (the set's fmt.KEY=VALUE tokens as "KEY=VALUE,...",
@@ -71,10 +71,12 @@ struct kpmc_format {
 
 /*
  * Make a format available to fmt=NAME (-EEXIST for a name or UUID taken,
- * -EINVAL for a bad name or a missing op). Unregister from the module's
- * exit: it cannot run while a configuration holds the module.
+ * -EINVAL for a bad name, a missing op or no .owner). Unregister from the
+ * module's exit, where it cannot fail: a configuration holds the module.
+ * Called elsewhere it fails with -EBUSY while configurations use the
+ * format, which then stays registered.
  */
 int kpmc_format_register(struct kpmc_format *f);
-void kpmc_format_unregister(struct kpmc_format *f);
+int kpmc_format_unregister(struct kpmc_format *f);
 
 #endif /* KPMC_FORMAT_H */
