@@ -101,38 +101,30 @@ static struct {
 	bool ldlat;
 } perf_mem;
 
-struct perf_mem_pending {
-	struct kpmc_perf_mem_sample s;
-	bool valid;
-};
-static DEFINE_PER_CPU(struct perf_mem_pending, perf_mem_pending);
+static DEFINE_PER_CPU(struct kpmc_perf_mem_slot, perf_mem_pending);
 
 static void perf_mem_keep(struct perf_event *ev, struct perf_sample_data *data,
 			  struct pt_regs *regs)
 {
-	struct perf_mem_pending *p = this_cpu_ptr(&perf_mem_pending);
+	struct kpmc_perf_mem_sample s;
 
-	p->s.ip = instruction_pointer(regs);
-	p->s.kernel = !user_mode(regs);
-	p->s.exact = ev->attr.precise_ip >= 2;
-	p->s.has_addr = KPMC_PERF_SAMPLE_HAS(data, PERF_SAMPLE_ADDR);
-	p->s.addr = p->s.has_addr ? data->addr : 0;
-	p->s.has_data_src = KPMC_PERF_SAMPLE_HAS(data, PERF_SAMPLE_DATA_SRC);
-	p->s.data_src = p->s.has_data_src ? data->data_src.val : 0;
-	p->s.has_weight = KPMC_PERF_SAMPLE_HAS(data, PERF_SAMPLE_WEIGHT);
-	p->s.weight = p->s.has_weight ? KPMC_PERF_SAMPLE_WEIGHT(data) : 0;
-	p->valid = true;
+	s.ip = instruction_pointer(regs);
+	s.kernel = !user_mode(regs);
+	s.exact = ev->attr.precise_ip >= 2;
+	s.has_addr = KPMC_PERF_SAMPLE_HAS(data, PERF_SAMPLE_ADDR);
+	s.addr = s.has_addr ? data->addr : 0;
+	s.has_data_src = KPMC_PERF_SAMPLE_HAS(data, PERF_SAMPLE_DATA_SRC);
+	s.data_src = s.has_data_src ? data->data_src.val : 0;
+	s.has_weight = KPMC_PERF_SAMPLE_HAS(data, PERF_SAMPLE_WEIGHT);
+	s.weight = s.has_weight ? KPMC_PERF_SAMPLE_WEIGHT(data) : 0;
+	kpmc_perf_mem_keep(this_cpu_ptr(&perf_mem_pending), &s);
 }
 
-static void perf_mem_sample(struct pt_regs *regs, struct kpmc_mem_access *out)
+/* Each sample once: a sample taken elsewhere carries no access. */
+static void perf_mem_sample(struct pt_regs *regs, bool kernel_allowed,
+			    struct kpmc_mem_access *out)
 {
-	struct perf_mem_pending *p = this_cpu_ptr(&perf_mem_pending);
-
-	/* Each sample once: a sample taken elsewhere carries no access. */
-	if (!p->valid)
-		return;
-	p->valid = false;
-	kpmc_perf_mem_convert(&p->s, out);
+	kpmc_perf_mem_take(this_cpu_ptr(&perf_mem_pending), kernel_allowed, out);
 }
 
 static void perf_overflow(struct perf_event *ev, struct perf_sample_data *data,
@@ -489,7 +481,7 @@ static void perf_load(const struct kpmc_hw_config *hw, const u64 *start)
 		v->offset[i] = start[i] - perf_count(enc, i);
 	v->stopped = false;
 	/* A sample kept for the thread this CPU ran before is not this one's. */
-	this_cpu_ptr(&perf_mem_pending)->valid = false;
+	kpmc_perf_mem_discard(this_cpu_ptr(&perf_mem_pending));
 	perf_rearm(enc, v);
 }
 

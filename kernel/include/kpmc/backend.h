@@ -119,9 +119,12 @@ struct kpmc_backend {
 	 * A hardware sampler (PEBS, IBS) hands over the record its interrupt
 	 * kept for this CPU, once; the decoded source reads user memory
 	 * without faulting. No sleeping, no allocation. A backend without it
-	 * refuses mem=1.
+	 * refuses mem=1. kernel_allowed: the sample's set may count kernel
+	 * mode; if not, a sample of kernel code carries no address (neither
+	 * ip nor addr): its owner may not learn where the kernel is.
 	 */
-	void (*mem_sample)(struct pt_regs *regs, struct kpmc_mem_access *out);
+	void (*mem_sample)(struct pt_regs *regs, bool kernel_allowed,
+			   struct kpmc_mem_access *out);
 	/*
 	 * Optional, for hw->sampling_external (hard IRQ, this CPU): does this
 	 * CPU hold a sample its hardware sampler took since hw was loaded?
