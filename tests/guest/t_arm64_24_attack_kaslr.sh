@@ -1,5 +1,5 @@
-# arm64, as an unprivileged user (uid 1000): what memory samples must not
-# give away.
+# arm64, as an unprivileged user (uid 1000): what memory samples and the
+# perf backend's configurations must not give away or cost.
 P=/proc/sys/kernel/perf_event_paranoid
 U="$BIN/runas 1000"
 A=/tmp/kpmc-attack
@@ -67,4 +67,65 @@ echo "kaslr: root, os0=1: $n mem records, $kern with a kernel address"
 	r="$r root's kernel-mode set: $kern of $n MEM records at a kernel address, expected at least half of at least 499;"
 verdict arm64_attack_mem_kernel_address_when_allowed "$r"
 echo $paranoid >$P
+rmmod kpmc
+
+# The perf backend: a configuration write creates no perf event (before,
+# each write made every counter an enabled CPU-wide event at once,
+# unaccounted, with no limit, before any privilege check). A user's write
+# gets that far at paranoid 0 or below only: above, the configuration's
+# check of its events (perf_check_event, a CPU-wide kernel counter made in
+# the writer's name) is refused by perf itself (EACCES). Seen by perf: root's
+# CPU-wide event on CPU 0 (perfhold) keeps a counter the whole time
+# (running = enabled) while uid 1000 holds a configuration of eight
+# hardware events, more than this PMU's six event counters and cycle counter.
+load backend=perf
+r=""
+echo 0 >$P
+CFG8=pmc0=0x400000008,pmc1=0x400000011,pmc2=0x400000008,pmc3=0x400000011,pmc4=0x400000008,pmc5=0x400000011,pmc6=0x400000008,pmc7=0x400000011
+rm -f $A/written
+$U sh -c "echo $CFG8 >/proc/kpmc/config && touch $A/written; sleep 5" >$A/hold.out 2>&1 &
+hp=$!
+i=0
+while [ ! -f $A/written ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -f $A/written ] || r="uid 1000's configuration write failed: $(cat $A/hold.out);"
+"$BIN/perfhold" 2 >$A/perf.txt 2>&1
+enabled=$(sed -n 's/.*enabled=\([0-9]*\).*/\1/p' $A/perf.txt)
+running=$(sed -n 's/.*running=\([0-9]*\).*/\1/p' $A/perf.txt)
+echo "perf backend: perfhold beside uid 1000's configuration: enabled $enabled running $running"
+[ -n "$enabled" ] && [ "$enabled" -gt 0 ] && [ "$running" = "$enabled" ] ||
+	r="$r perf's event was off its counter ${enabled:-?} - ${running:-?} ns: kpmc's events took it ($(cat $A/perf.txt));"
+kill $hp 2>/dev/null
+wait $hp 2>/dev/null
+echo $paranoid >$P
+verdict arm64_attack_perf_backend_config_creates_no_events "$r"
+
+# What a user without CAP_PERFMON may hold once counting: kpmc.perf_user_events.
+# At 16 on this one-CPU guest: two enabled configurations of eight events
+# each, the third refused with the reason, root not limited; once the two
+# are gone the user may count again.
+rmmod kpmc
+load backend=perf perf_user_events=16
+r=""
+echo 0 >$P
+$U kpmc -A -c $CFG8 -- sleep 4 >$A/c1.out 2>&1 &
+p1=$!
+$U kpmc -A -c $CFG8 -- sleep 4 >$A/c2.out 2>&1 &
+p2=$!
+i=0
+while [ "$(sed -n 's/^threads_monitored: //p' /proc/kpmc/info)" != 2 ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+$U kpmc -A -c $CFG8 -- true >$A/c3.out 2>&1 && r="third configuration of uid 1000 accepted: $(cat $A/c3.out);"
+grep -q 'this user holds 16 perf events, 8 more would pass the limit without CAP_PERFMON, kpmc.perf_user_events=16' $A/c3.out ||
+	r="$r third refused without the reason: $(tail -n 2 $A/c3.out | tr '\n' '|');"
+kpmc -A -c $CFG8 -- true >$A/c4.out 2>&1 || r="$r root refused: $(tail -n 2 $A/c4.out | tr '\n' '|');"
+wait $p1 || r="$r first holder failed: $(tail -n 2 $A/c1.out | tr '\n' '|');"
+wait $p2 || r="$r second holder failed: $(tail -n 2 $A/c2.out | tr '\n' '|');"
+# The holders' events go with their configurations, a grace period later.
+i=0
+until $U kpmc -A -c $CFG8 -- true >$A/c5.out 2>&1 || [ $i -ge 20 ]; do sleep 0.25; i=$((i + 1)); done
+[ $i -lt 20 ] || r="$r uid 1000 still refused after its holders ended: $(tail -n 2 $A/c5.out | tr '\n' '|');"
+echo $paranoid >$P
+verdict arm64_attack_perf_backend_user_event_limit "$r"
 rmmod kpmc
