@@ -171,12 +171,17 @@ int amd_ibs_encode(const struct kpmc_config *cfg, const struct kpmc_counter_req 
 			 cfg->ebs_slot, (unsigned long long)max_period());
 		return -EINVAL;
 	}
-	if (other_user()) {
+	/*
+	 * encode and release run in concurrent process contexts. Every CPU
+	 * is asked (an IPI to each) only when kpmc's first mem=1 set comes:
+	 * any user may write configurations, and one more set changes
+	 * nothing the answer was about (claim asks again when it takes IBS).
+	 */
+	if (__atomic_add_fetch(&ibs.sets, 1, __ATOMIC_RELAXED) == 1 && other_user()) {
+		__atomic_sub_fetch(&ibs.sets, 1, __ATOMIC_RELAXED);
 		snprintf(why, len, IBS_BUSY);
 		return -EBUSY;
 	}
-	/* encode and release run in concurrent process contexts. */
-	__atomic_add_fetch(&ibs.sets, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -403,7 +408,8 @@ bool amd_ibs_nmi(void)
 	return false;
 }
 
-void amd_ibs_mem_sample(struct pt_regs *regs, struct kpmc_mem_access *out)
+void amd_ibs_mem_sample(struct pt_regs *regs, bool kernel_allowed,
+			struct kpmc_mem_access *out)
 {
 	struct ibs_cpu *c = here();
 
@@ -411,4 +417,14 @@ void amd_ibs_mem_sample(struct pt_regs *regs, struct kpmc_mem_access *out)
 		return;
 	c->valid = false;
 	*out = c->pending;
+	/*
+	 * decode() hid the kernel ops of a counter that counts user mode
+	 * only; the owner's right decides too (a kernel-mode counter beside
+	 * it does not make the sample the owner's to see).
+	 */
+	if (!kernel_allowed && (out->flags & KPMC_MEM_F_KERNEL)) {
+		out->ip = 0;
+		out->addr = 0;
+		out->flags &= ~(KPMC_MEM_F_ADDR | KPMC_MEM_F_EXACT);
+	}
 }

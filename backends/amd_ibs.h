@@ -49,6 +49,7 @@ void amd_ibs_resume(u32 ctr_msr, u64 width_mask, bool kernel);
 /* The NMI, this CPU: true if it was IBS's for kpmc (a sample kept for mem_sample). */
 bool amd_ibs_nmi(void);
 bool amd_ibs_pending(void);
-void amd_ibs_mem_sample(struct pt_regs *regs, struct kpmc_mem_access *out);
+void amd_ibs_mem_sample(struct pt_regs *regs, bool kernel_allowed,
+			struct kpmc_mem_access *out);
 
 #endif /* KPMC_AMD_IBS_H */

@@ -261,6 +261,7 @@ static inline unsigned long *pmuv3_used_mask(struct arm_pmu *pmu, unsigned int c
  * overflow interrupt took at regs (backends/arm64_mem.c). Not part of the
  * register model: the unit tests test its decoding (test_a64_decode.c).
  */
-void kpmc_arm64_mem_sample(struct pt_regs *regs, struct kpmc_mem_access *out);
+void kpmc_arm64_mem_sample(struct pt_regs *regs, bool kernel_allowed,
+			   struct kpmc_mem_access *out);
 
 #endif /* KPMC_ARM64_HW_H */

@@ -23,13 +23,19 @@ static int fetch_user_insn(void *ctx, u64 pc, u32 *insn)
 	return 0;
 }
 
-void kpmc_arm64_mem_sample(struct pt_regs *regs, struct kpmc_mem_access *out)
+void kpmc_arm64_mem_sample(struct pt_regs *regs, bool kernel_allowed,
+			   struct kpmc_mem_access *out)
 {
 	struct kpmc_a64_regs r;
 
+	/*
+	 * A user-only counter's interrupt is often taken in EL1 (the skid
+	 * across svc, an interrupt masked at entry): its pc is a kernel text
+	 * address, which such a set's owner may not see.
+	 */
 	if (!user_mode(regs)) {
 		out->flags = KPMC_MEM_F_KERNEL;
-		out->ip = instruction_pointer(regs);
+		out->ip = kernel_allowed ? instruction_pointer(regs) : 0;
 		return;
 	}
 	/* AArch32 tasks run another instruction set. */

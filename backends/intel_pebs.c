@@ -87,11 +87,17 @@ static const unsigned int record_words[] = { 0, 22, 24, 25, AREC_WORDS };
 
 #define PEBS_RECORDS	2		/* room for one more assist before the PMI is served */
 
+/*
+ * The pending sample is written by the PMI, an NMI, which can come while
+ * mem_sample() copies it out (IRQs off do not hold it off): seq is bumped
+ * before and after each write, so a copy that saw it change is taken again;
+ * taken is the seq of the last sample handed over or discarded.
+ */
 struct pebs_cpu {
 	u64 ds[DS_WORDS];
 	u64 buffer[PEBS_RECORDS * REC_WORDS_MAX];
 	struct kpmc_mem_access pending;
-	bool valid;
+	u32 seq, taken;
 	u16 op;				/* the loaded set's: its records' access kind */
 	bool load_latency;		/* its records carry latency and data source */
 };
@@ -226,6 +232,30 @@ static const u32 load_source[16] = {
 #define DSE_STLB_MISS	(1ULL << 4)
 #define DSE_LOCKED	(1ULL << 5)
 
+/*
+ * The CPUs' DS areas, the first time a mem=1 set is encoded: configuration
+ * writes run concurrently, and every CPU must use the one array (a DS_AREA
+ * into another would record where no drain reads), so the first published
+ * wins and a racing loser frees its own.
+ */
+static int alloc_cpus(char *why, size_t len)
+{
+	struct pebs_cpu *mine, *none = NULL;
+
+	if (__atomic_load_n(&pebs.cpu, __ATOMIC_ACQUIRE))
+		return 0;
+	pebs.nr_cpus = kpmc_x86_nr_cpus();
+	mine = kpmc_x86_zalloc(pebs.nr_cpus * sizeof(*mine));
+	if (!mine) {
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
+	if (!__atomic_compare_exchange_n(&pebs.cpu, &none, mine, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		kpmc_x86_free(mine);
+	return 0;
+}
+
 /* EVTSEL fields with which a counter's PEBS records are undefined (SDM). */
 #define PEBS_INVALID_EVTSEL	(X86_EVTSEL_EDGE | X86_EVTSEL_ANY | X86_EVTSEL_INV | \
 				 (0xffULL << X86_EVTSEL_CMASK_SHIFT))
@@ -292,15 +322,7 @@ int intel_pebs_encode(const struct kpmc_config *cfg, int gp, u64 *evtsel,
 	out->pebs_enable |= 1ULL << gp;
 	if (pebs.adaptive)
 		*evtsel |= X86_EVTSEL_ADAPTIVE;
-	if (!pebs.cpu) {
-		pebs.nr_cpus = kpmc_x86_nr_cpus();
-		pebs.cpu = kpmc_x86_zalloc(pebs.nr_cpus * sizeof(*pebs.cpu));
-		if (!pebs.cpu) {
-			snprintf(why, len, "out of memory");
-			return -ENOMEM;
-		}
-	}
-	return 0;
+	return alloc_cpus(why, len);
 }
 
 /* Hot path: point the DS area at this CPU's buffer and turn PEBS on for e's counter. */
@@ -320,7 +342,8 @@ void intel_pebs_load(const struct intel_pebs_enc *e)
 	/* One record: a PMI per sample. */
 	c->ds[DS_PEBS_THRESHOLD] = base + record_words[pebs.format] * 8;
 	c->ds[DS_PEBS_RESET + e->gp] = 0;
-	c->valid = false;
+	/* A sample kept for the set this CPU ran before is not this one's. */
+	c->taken = READ_ONCE(c->seq);
 	c->op = e->op;
 	c->load_latency = e->ldlat != 0;
 	kpmc_x86_wrmsr(MSR_X86_DS_AREA, (u64)(unsigned long)c->ds);
@@ -407,6 +430,8 @@ void intel_pebs_drain(void)
 	c->ds[DS_PEBS_INDEX] = c->ds[DS_PEBS_BASE];
 	if (!rec)
 		return;
+	WRITE_ONCE(c->seq, c->seq + 1);
+	barrier();
 	p = &c->pending;
 	memset(p, 0, sizeof(*p));
 	p->flags = KPMC_MEM_F_HARDWARE;
@@ -445,19 +470,38 @@ out:
 	if (kernel_address(p->ip))
 		p->flags |= KPMC_MEM_F_KERNEL;
 	p->op = c->op;
-	c->valid = true;
+	barrier();
+	WRITE_ONCE(c->seq, c->seq + 1);
 }
 
-void intel_pebs_mem_sample(struct pt_regs *regs, struct kpmc_mem_access *out)
+/*
+ * The PMI runs to its end before this CPU comes back here, so seq is even
+ * whenever it is read here; a copy it overlapped is done again, whole, of
+ * the newer sample.
+ */
+void intel_pebs_mem_sample(struct pt_regs *regs, bool kernel_allowed,
+			   struct kpmc_mem_access *out)
 {
 	unsigned int cpu = kpmc_x86_cpu();
 	struct pebs_cpu *c;
+	u32 seq;
 
 	if (!pebs.cpu || cpu >= pebs.nr_cpus)
 		return;
 	c = &pebs.cpu[cpu];
-	if (!c->valid)
-		return;
-	c->valid = false;
-	*out = c->pending;
+	do {
+		seq = READ_ONCE(c->seq);
+		if (seq == c->taken)
+			return;
+		barrier();
+		*out = c->pending;
+		barrier();
+	} while (READ_ONCE(c->seq) != seq);
+	c->taken = seq;
+	/* A set that may not count kernel mode learns no kernel address. */
+	if (!kernel_allowed && (out->flags & KPMC_MEM_F_KERNEL)) {
+		out->ip = 0;
+		out->addr = 0;
+		out->flags &= ~(KPMC_MEM_F_ADDR | KPMC_MEM_F_EXACT);
+	}
 }

@@ -34,6 +34,13 @@
  * kernel's only data-address sampler is SPE, whose samples go to an AUX
  * buffer that in-kernel events cannot have: refused there, with the reason.
  *
+ * Events exist only for configurations allowed to count: a configuration
+ * write (any user may write one) only checks and describes the sets; the
+ * events are made at the first enable, after the privilege check
+ * (perf_prepare), disabled until every CPU has its own, charged to the
+ * enabling user's memory cgroup, and at most kpmc.perf_user_events of them
+ * per user without CAP_PERFMON, as kpmc.user_sessions bounds sessions.
+ *
  * CPU hotplug: perf detaches a CPU's events from its context when the CPU
  * goes offline and never re-adds them. So every live encoding is on a list,
  * and a CPU coming online gets fresh events for each (cpu_came_online(), before
@@ -50,6 +57,9 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/cpu.h>
+#include <linux/cred.h>
+#include <linux/capability.h>
+#include <linux/moduleparam.h>
 #ifdef CONFIG_X86
 #include <asm/processor.h>
 #endif
@@ -68,9 +78,17 @@ struct perf_cpu_view {
 	bool stopped;
 };
 
+struct perf_user;
+
+/*
+ * events and view exist once ready (perf_prepare): before, the hot-path
+ * operations do nothing and read zeros.
+ */
 struct perf_encoding {
 	struct perf_event **events;	/* [cpu * nr + index] */
 	struct perf_cpu_view __percpu *view;
+	bool ready;
+	struct perf_user *user;		/* charged its events; NULL: no limit */
 	unsigned int nr;
 	bool sampling;
 	unsigned int sampling_index;
@@ -81,6 +99,66 @@ struct perf_encoding {
 /* Every live encoding, for CPUs that come online; under perf_encodings_lock. */
 static LIST_HEAD(perf_encodings);
 static DEFINE_MUTEX(perf_encodings_lock);
+
+/*
+ * Events held by each user without CAP_PERFMON: every event is a perf
+ * context entry on its CPU and kernel memory perf allocates uncharged.
+ * Under perf_encodings_lock.
+ */
+struct perf_user {
+	kuid_t uid;
+	unsigned int events;
+	struct list_head node;
+};
+static LIST_HEAD(perf_users);
+static unsigned int perf_user_events;
+module_param_named(perf_user_events, perf_user_events, uint, 0644);
+MODULE_PARM_DESC(perf_user_events,
+		 "perf backend: events per user without CAP_PERFMON (0: 16 configurations of 8 counters on every CPU)");
+
+static unsigned int perf_user_limit(void)
+{
+	return perf_user_events ? perf_user_events : 16 * PERF_SLOTS * nr_cpu_ids;
+}
+
+/* Caller holds perf_encodings_lock: charge the current user n events, or why not. */
+static struct perf_user *perf_user_charge(unsigned int n, char *why, size_t len)
+{
+	kuid_t uid = current_uid();
+	struct perf_user *u;
+
+	list_for_each_entry(u, &perf_users, node)
+		if (uid_eq(u->uid, uid))
+			goto found;
+	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
+	if (!u)
+		return ERR_PTR(-ENOMEM);
+	u->uid = uid;
+	list_add(&u->node, &perf_users);
+found:
+	if (u->events + n > perf_user_limit()) {
+		snprintf(why, len,
+			 "perf backend: this user holds %u perf events, %u more would pass the limit without CAP_PERFMON, kpmc.perf_user_events=%u",
+			 u->events, n, perf_user_limit());
+		if (!u->events) {
+			list_del(&u->node);
+			kfree(u);
+		}
+		return ERR_PTR(-EUSERS);
+	}
+	u->events += n;
+	return u;
+}
+
+/* Caller holds perf_encodings_lock. */
+static void perf_user_uncharge(struct perf_user *u, unsigned int n)
+{
+	u->events -= n;
+	if (!u->events) {
+		list_del(&u->node);
+		kfree(u);
+	}
+}
 
 /* An overflow handled as an NMI (x86) reaches the core from an irq_work. */
 static DEFINE_PER_CPU(struct irq_work, perf_overflow_work);
@@ -101,38 +179,30 @@ static struct {
 	bool ldlat;
 } perf_mem;
 
-struct perf_mem_pending {
-	struct kpmc_perf_mem_sample s;
-	bool valid;
-};
-static DEFINE_PER_CPU(struct perf_mem_pending, perf_mem_pending);
+static DEFINE_PER_CPU(struct kpmc_perf_mem_slot, perf_mem_pending);
 
 static void perf_mem_keep(struct perf_event *ev, struct perf_sample_data *data,
 			  struct pt_regs *regs)
 {
-	struct perf_mem_pending *p = this_cpu_ptr(&perf_mem_pending);
+	struct kpmc_perf_mem_sample s;
 
-	p->s.ip = instruction_pointer(regs);
-	p->s.kernel = !user_mode(regs);
-	p->s.exact = ev->attr.precise_ip >= 2;
-	p->s.has_addr = KPMC_PERF_SAMPLE_HAS(data, PERF_SAMPLE_ADDR);
-	p->s.addr = p->s.has_addr ? data->addr : 0;
-	p->s.has_data_src = KPMC_PERF_SAMPLE_HAS(data, PERF_SAMPLE_DATA_SRC);
-	p->s.data_src = p->s.has_data_src ? data->data_src.val : 0;
-	p->s.has_weight = KPMC_PERF_SAMPLE_HAS(data, PERF_SAMPLE_WEIGHT);
-	p->s.weight = p->s.has_weight ? KPMC_PERF_SAMPLE_WEIGHT(data) : 0;
-	p->valid = true;
+	s.ip = instruction_pointer(regs);
+	s.kernel = !user_mode(regs);
+	s.exact = ev->attr.precise_ip >= 2;
+	s.has_addr = KPMC_PERF_SAMPLE_HAS(data, PERF_SAMPLE_ADDR);
+	s.addr = s.has_addr ? data->addr : 0;
+	s.has_data_src = KPMC_PERF_SAMPLE_HAS(data, PERF_SAMPLE_DATA_SRC);
+	s.data_src = s.has_data_src ? data->data_src.val : 0;
+	s.has_weight = KPMC_PERF_SAMPLE_HAS(data, PERF_SAMPLE_WEIGHT);
+	s.weight = s.has_weight ? KPMC_PERF_SAMPLE_WEIGHT(data) : 0;
+	kpmc_perf_mem_keep(this_cpu_ptr(&perf_mem_pending), &s);
 }
 
-static void perf_mem_sample(struct pt_regs *regs, struct kpmc_mem_access *out)
+/* Each sample once: a sample taken elsewhere carries no access. */
+static void perf_mem_sample(struct pt_regs *regs, bool kernel_allowed,
+			    struct kpmc_mem_access *out)
 {
-	struct perf_mem_pending *p = this_cpu_ptr(&perf_mem_pending);
-
-	/* Each sample once: a sample taken elsewhere carries no access. */
-	if (!p->valid)
-		return;
-	p->valid = false;
-	kpmc_perf_mem_convert(&p->s, out);
+	kpmc_perf_mem_take(this_cpu_ptr(&perf_mem_pending), kernel_allowed, out);
 }
 
 static void perf_overflow(struct perf_event *ev, struct perf_sample_data *data,
@@ -293,11 +363,12 @@ static void perf_release(struct kpmc_hw_config *hw)
 
 	if (!enc)
 		return;
-	if (!list_empty(&enc->node)) {
-		mutex_lock(&perf_encodings_lock);
-		list_del_init(&enc->node);
-		mutex_unlock(&perf_encodings_lock);
-	}
+	mutex_lock(&perf_encodings_lock);
+	list_del_init(&enc->node);
+	if (enc->user)
+		perf_user_uncharge(enc->user, enc->nr * nr_cpu_ids);
+	enc->user = NULL;
+	mutex_unlock(&perf_encodings_lock);
 	for (i = 0; enc->events && i < nr_cpu_ids * enc->nr; i++)
 		if (enc->events[i])
 			perf_event_release_kernel(enc->events[i]);
@@ -323,6 +394,7 @@ static unsigned int perf_create_cpu(struct perf_encoding *enc, int cpu)
 {
 	unsigned int i;
 
+	/* Created disabled (attr), enabled once all of them exist there. */
 	for (i = 0; i < enc->nr; i++) {
 		struct perf_event **slot = &enc->events[cpu * enc->nr + i];
 		struct perf_event *old = *slot, *ev;
@@ -337,6 +409,8 @@ static unsigned int perf_create_cpu(struct perf_encoding *enc, int cpu)
 		if (IS_ERR(ev))
 			return i;
 	}
+	for (i = 0; i < enc->nr; i++)
+		perf_event_enable(enc->events[cpu * enc->nr + i]);
 	return enc->nr;
 }
 
@@ -363,7 +437,6 @@ static int perf_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 {
 	struct perf_encoding *enc;
 	unsigned int slot, i;
-	int cpu;
 
 	memset(hw, 0, sizeof(*hw));
 	if (cfg->mem && !perf_mem.source) {
@@ -392,7 +465,7 @@ static int perf_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 		hw->nr++;
 		hw->mask |= BIT(slot);
 	}
-	enc = kzalloc(sizeof(*enc), GFP_KERNEL);
+	enc = kzalloc(sizeof(*enc), GFP_KERNEL_ACCOUNT);
 	if (!enc)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&enc->node);
@@ -400,14 +473,6 @@ static int perf_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 	enc->nr = hw->nr;
 	enc->sampling = hw->sampling;
 	enc->sampling_index = hw->sampling_index;
-	enc->events = kvcalloc(nr_cpu_ids * hw->nr, sizeof(*enc->events), GFP_KERNEL);
-	enc->view = alloc_percpu(struct perf_cpu_view);
-	if (!enc->events || !enc->view) {
-		perf_release(hw);
-		return -ENOMEM;
-	}
-	for_each_possible_cpu(cpu)
-		per_cpu_ptr(enc->view, cpu)->stopped = true;
 	for (i = 0; i < hw->nr; i++) {
 		const struct kpmc_counter_req *req = &cfg->ctr[hw->slot[i]];
 
@@ -418,27 +483,77 @@ static int perf_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 			if (cfg->mem)
 				perf_mem_attr(&enc->attr[i], perf_mem.precise, cfg->mem_ldlat);
 		}
+		enc->attr[i].disabled = 1;
 	}
-	/* No CPU comes or goes between creating the events and listing enc. */
+	return 0;
+}
+
+/*
+ * The first enable of hw's configuration, after its owner's privilege
+ * check (process context): its events on every online CPU, charged to the
+ * current user when user_limited. Later enables find it ready.
+ */
+static int perf_prepare(const struct kpmc_hw_config *hw, bool user_limited,
+			char *why, size_t len)
+{
+	struct perf_encoding *enc = hw->priv;
+	unsigned int i, n = enc->nr * nr_cpu_ids;
+	int cpu, err = 0;
+
+	if (smp_load_acquire(&enc->ready))
+		return 0;
+	/* As perf_cpu_online(): the hotplug lock, then the list's. */
 	cpus_read_lock();
+	mutex_lock(&perf_encodings_lock);
+	if (enc->ready)
+		goto out;
+	if (user_limited) {
+		struct perf_user *u = perf_user_charge(n, why, len);
+
+		if (IS_ERR(u)) {
+			err = PTR_ERR(u);
+			goto out;
+		}
+		enc->user = u;
+	}
+	enc->events = kvcalloc(n, sizeof(*enc->events), GFP_KERNEL_ACCOUNT);
+	enc->view = alloc_percpu_gfp(struct perf_cpu_view, GFP_KERNEL_ACCOUNT);
+	if (!enc->events || !enc->view) {
+		err = -ENOMEM;
+		goto undo;
+	}
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(enc->view, cpu)->stopped = true;
 	for_each_online_cpu(cpu) {
 		i = perf_create_cpu(enc, cpu);
 		if (i < enc->nr) {
-			long err = PTR_ERR(enc->events[cpu * enc->nr + i]);
-
+			err = PTR_ERR(enc->events[cpu * enc->nr + i]);
 			enc->events[cpu * enc->nr + i] = NULL;
-			cpus_read_unlock();
-			snprintf(why, len, "perf refused pmc%u on CPU %d (error %ld)",
+			snprintf(why, len, "perf refused pmc%u on CPU %d (error %d)",
 				 hw->slot[i], cpu, err);
-			perf_release(hw);
-			return err;
+			goto undo;
 		}
 	}
-	mutex_lock(&perf_encodings_lock);
 	list_add(&enc->node, &perf_encodings);
+	/* The hot path reads events and view only after it sees ready. */
+	smp_store_release(&enc->ready, true);
+	goto out;
+undo:
+	for (i = 0; enc->events && i < n; i++) {
+		if (enc->events[i])
+			perf_event_release_kernel(enc->events[i]);
+	}
+	kvfree(enc->events);
+	enc->events = NULL;
+	free_percpu(enc->view);
+	enc->view = NULL;
+	if (enc->user)
+		perf_user_uncharge(enc->user, n);
+	enc->user = NULL;
+out:
 	mutex_unlock(&perf_encodings_lock);
 	cpus_read_unlock();
-	return 0;
+	return err;
 }
 
 static u64 perf_count(struct perf_encoding *enc, unsigned int i)
@@ -482,23 +597,29 @@ static void perf_rearm(struct perf_encoding *enc, struct perf_cpu_view *v)
 static void perf_load(const struct kpmc_hw_config *hw, const u64 *start)
 {
 	struct perf_encoding *enc = hw->priv;
-	struct perf_cpu_view *v = this_cpu_ptr(enc->view);
+	struct perf_cpu_view *v;
 	unsigned int i;
 
+	if (!smp_load_acquire(&enc->ready))
+		return;
+	v = this_cpu_ptr(enc->view);
 	for (i = 0; i < hw->nr; i++)
 		v->offset[i] = start[i] - perf_count(enc, i);
 	v->stopped = false;
 	/* A sample kept for the thread this CPU ran before is not this one's. */
-	this_cpu_ptr(&perf_mem_pending)->valid = false;
+	kpmc_perf_mem_discard(this_cpu_ptr(&perf_mem_pending));
 	perf_rearm(enc, v);
 }
 
 static void perf_start(const struct kpmc_hw_config *hw)
 {
 	struct perf_encoding *enc = hw->priv;
-	struct perf_cpu_view *v = this_cpu_ptr(enc->view);
+	struct perf_cpu_view *v;
 	unsigned int i;
 
+	if (!smp_load_acquire(&enc->ready))
+		return;
+	v = this_cpu_ptr(enc->view);
 	if (!v->stopped)
 		return;
 	for (i = 0; i < hw->nr; i++)
@@ -510,9 +631,12 @@ static void perf_start(const struct kpmc_hw_config *hw)
 static void perf_stop(const struct kpmc_hw_config *hw)
 {
 	struct perf_encoding *enc = hw->priv;
-	struct perf_cpu_view *v = this_cpu_ptr(enc->view);
+	struct perf_cpu_view *v;
 	unsigned int i;
 
+	if (!smp_load_acquire(&enc->ready))
+		return;
+	v = this_cpu_ptr(enc->view);
 	if (v->stopped)
 		return;
 	for (i = 0; i < hw->nr; i++)
@@ -523,9 +647,14 @@ static void perf_stop(const struct kpmc_hw_config *hw)
 static void perf_read(const struct kpmc_hw_config *hw, u64 *raw)
 {
 	struct perf_encoding *enc = hw->priv;
-	struct perf_cpu_view *v = this_cpu_ptr(enc->view);
+	struct perf_cpu_view *v;
 	unsigned int i;
 
+	if (!smp_load_acquire(&enc->ready)) {
+		memset(raw, 0, hw->nr * sizeof(*raw));
+		return;
+	}
+	v = this_cpu_ptr(enc->view);
 	for (i = 0; i < hw->nr; i++)
 		raw[i] = v->stopped ? v->frozen[i] : perf_count(enc, i) + v->offset[i];
 }
@@ -533,8 +662,11 @@ static void perf_read(const struct kpmc_hw_config *hw, u64 *raw)
 static void perf_write(const struct kpmc_hw_config *hw, unsigned int index, u64 value)
 {
 	struct perf_encoding *enc = hw->priv;
-	struct perf_cpu_view *v = this_cpu_ptr(enc->view);
+	struct perf_cpu_view *v;
 
+	if (!smp_load_acquire(&enc->ready))
+		return;
+	v = this_cpu_ptr(enc->view);
 	if (v->stopped) {
 		v->frozen[index] = value;
 	} else {
@@ -550,6 +682,7 @@ const struct kpmc_backend kpmc_perf_backend = {
 	.claim = perf_claim,
 	.unclaim = perf_unclaim,
 	.encode = perf_encode,
+	.prepare = perf_prepare,
 	.release = perf_release,
 	.load = perf_load,
 	.start = perf_start,

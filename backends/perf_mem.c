@@ -145,3 +145,47 @@ void kpmc_perf_mem_convert(const struct kpmc_perf_mem_sample *s, struct kpmc_mem
 		}
 	}
 }
+
+void kpmc_perf_mem_keep(struct kpmc_perf_mem_slot *slot, const struct kpmc_perf_mem_sample *s)
+{
+	WRITE_ONCE(slot->seq, slot->seq + 1);
+	barrier();
+	slot->s = *s;
+	barrier();
+	WRITE_ONCE(slot->seq, slot->seq + 1);
+}
+
+/*
+ * The handler runs to its end before this CPU comes back here, so seq is
+ * even whenever it is read here; a copy it overlapped is done again, whole,
+ * of the newer sample.
+ */
+bool kpmc_perf_mem_take(struct kpmc_perf_mem_slot *slot, bool kernel_allowed,
+			struct kpmc_mem_access *out)
+{
+	struct kpmc_perf_mem_sample s;
+	u32 seq;
+
+	do {
+		seq = READ_ONCE(slot->seq);
+		if (seq == slot->taken)
+			return false;
+		barrier();
+		s = slot->s;
+		barrier();
+	} while (READ_ONCE(slot->seq) != seq);
+	slot->taken = seq;
+	/* A set that may not count kernel mode learns no kernel address. */
+	if (s.kernel && !kernel_allowed) {
+		s.ip = 0;
+		s.addr = 0;
+		s.has_addr = false;
+	}
+	kpmc_perf_mem_convert(&s, out);
+	return true;
+}
+
+void kpmc_perf_mem_discard(struct kpmc_perf_mem_slot *slot)
+{
+	slot->taken = READ_ONCE(slot->seq);
+}

@@ -12,6 +12,21 @@
 #include "kpmc/pure.h"
 #include <uapi/linux/kpmc.h>
 
+#ifdef __KERNEL__
+#include <linux/compiler.h>
+#else
+/* What perf_mem.c uses of the kernel's <linux/compiler.h>, for the unit tests. */
+#ifndef barrier
+#define barrier()		__asm__ __volatile__("" ::: "memory")
+#endif
+#ifndef READ_ONCE
+#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+#endif
+#ifndef WRITE_ONCE
+#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+#endif
+#endif
+
 /* One sample as perf's overflow handler sees it; has_*: the driver filled it. */
 struct kpmc_perf_mem_sample {
 	u64 ip;
@@ -24,5 +39,30 @@ struct kpmc_perf_mem_sample {
 };
 
 void kpmc_perf_mem_convert(const struct kpmc_perf_mem_sample *s, struct kpmc_mem_access *out);
+
+/*
+ * A CPU's last sample, from perf's overflow handler until the core takes
+ * it. The handler is an NMI on x86, which IRQs off do not hold off: it may
+ * rewrite the sample while take() copies it out. seq is bumped before and
+ * after each write, and a copy that saw it change is made again; taken is
+ * the seq of the last sample handed over or discarded (none pending when
+ * they are equal).
+ */
+struct kpmc_perf_mem_slot {
+	struct kpmc_perf_mem_sample s;
+	u32 seq, taken;
+};
+
+/* The overflow handler (NMI or IRQ, this CPU): s is the pending sample. */
+void kpmc_perf_mem_keep(struct kpmc_perf_mem_slot *slot, const struct kpmc_perf_mem_sample *s);
+/*
+ * The core (IRQs off, this CPU): the pending sample into out, once, as one
+ * sample, with no address of kernel code unless kernel_allowed; false if
+ * none is pending.
+ */
+bool kpmc_perf_mem_take(struct kpmc_perf_mem_slot *slot, bool kernel_allowed,
+			struct kpmc_mem_access *out);
+/* The core (IRQs off, this CPU): forget what is pending. */
+void kpmc_perf_mem_discard(struct kpmc_perf_mem_slot *slot);
 
 #endif /* KPMC_PERF_MEM_H */

@@ -97,6 +97,27 @@ struct kpmc_shared_config *kpmc_shared_config_new(const struct kpmc_config_sets 
 	return c;
 }
 
+/*
+ * Before c counts for the first time, once allowed to (process context):
+ * the backend makes what counting needs. user_limited: for a user without
+ * CAP_PERFMON, within the backend's per-user limits.
+ */
+int kpmc_shared_config_prepare(const struct kpmc_shared_config *c, bool user_limited,
+			       char *why, size_t len)
+{
+	unsigned int i;
+	int err;
+
+	if (!kpmc_backend->prepare)
+		return 0;
+	for (i = 0; i < c->sets.nr; i++) {
+		err = kpmc_backend->prepare(&c->hw[i], user_limited, why, len);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* Configurations allocated and not yet freed (RCU included). */
 int kpmc_configs_live(void)
 {

@@ -6,7 +6,9 @@
  * a hardware sampler (PEBS, IBS, perf's precise events).
  */
 #include <linux/kernel.h>
+#include <linux/sched.h>
 #include <asm/ptrace.h>
+#include <asm/processor.h>
 
 #include "kpmc/core.h"
 #include "kpmc/format.h"
@@ -34,6 +36,31 @@ static size_t mem_max_bytes(const void *priv)
  * A sample taken away from its interrupt (at a switch, a fold tick, a read)
  * carries no access, but still its MEM record: every EBS record has one.
  */
+/* Not an address of user space: the kernel's, whatever the architecture's split. */
+static bool beyond_user(u64 a)
+{
+	return a >= TASK_SIZE_MAX;
+}
+
+/*
+ * A set that may not count kernel mode may not learn kernel addresses
+ * either (perf_event_paranoid 2: they would give away the KASLR slide): a
+ * sample of kernel code keeps its KERNEL flag and loses ip and addr.
+ */
+static void hide_kernel(struct kpmc_mem_access *a)
+{
+	if ((a->flags & KPMC_MEM_F_KERNEL) || beyond_user(a->ip)) {
+		a->flags |= KPMC_MEM_F_KERNEL;
+		a->flags &= ~(KPMC_MEM_F_ADDR | KPMC_MEM_F_EXACT);
+		a->ip = 0;
+		a->addr = 0;
+	} else if (beyond_user(a->addr)) {
+		/* A user instruction's access there faulted: no address to give. */
+		a->flags &= ~KPMC_MEM_F_ADDR;
+		a->addr = 0;
+	}
+}
+
 static long mem_write(void *priv, const struct kpmc_format_sample *s, void *buf, size_t room)
 {
 	struct kpmc_mem_access *a = buf;
@@ -41,10 +68,18 @@ static long mem_write(void *priv, const struct kpmc_format_sample *s, void *buf,
 	if (s->record->kind != KPMC_REC_EBS || room < sizeof(*a))
 		return 0;
 	if (s->regs) {
-		kpmc_backend->mem_sample(s->regs, a);
-		if (!a->ip)
+		kpmc_backend->mem_sample(s->regs, s->kernel_allowed, a);
+		/*
+		 * Without the access's own IP, the interrupted one: on x86 the
+		 * regs may be an irq_work's, taken wherever IRQs came back on,
+		 * often in the kernel; only a set that may count kernel mode
+		 * gets such a PC.
+		 */
+		if (!a->ip && (s->kernel_allowed || user_mode(s->regs)))
 			a->ip = instruction_pointer(s->regs);
 	}
+	if (!s->kernel_allowed)
+		hide_kernel(a);
 	return sizeof(*a);
 }
 

@@ -123,6 +123,10 @@ static int kernel_config_get(struct kpmc_shared_config **conf, char *why, size_t
 		if (err)
 			return err;
 	}
+	/* Kernel code's own: no user's limit applies. */
+	err = kpmc_shared_config_prepare(kernel_conf, false, why, len);
+	if (err)
+		return err;
 	*conf = kernel_conf;
 	return 0;
 }

@@ -64,8 +64,8 @@ int kpmc_perf_paranoid(void)
 	return v;
 }
 
-int kpmc_may_count(const struct kpmc_shared_config *conf, bool cpu_wide, bool capable,
-		   char *why, size_t len)
+static int may_count(const struct kpmc_shared_config *conf, bool cpu_wide, bool capable,
+		     char *why, size_t len)
 {
 	int paranoid;
 	unsigned int s, i;
@@ -110,4 +110,18 @@ int kpmc_may_count(const struct kpmc_shared_config *conf, bool cpu_wide, bool ca
 		return -EACCES;
 	}
 	return 0;
+}
+
+/*
+ * Every start of counting asks here first, so this is also where a
+ * configuration gets what counting it needs from the backend (the perf
+ * backend's events): only once it may count, never at the configuration
+ * write any user may make.
+ */
+int kpmc_may_count(const struct kpmc_shared_config *conf, bool cpu_wide, bool capable,
+		   char *why, size_t len)
+{
+	int err = may_count(conf, cpu_wide, capable, why, len);
+
+	return err ? err : kpmc_shared_config_prepare(conf, !perfmon_capable(), why, len);
 }

@@ -316,8 +316,10 @@ unsigned long *pmuv3_used_mask(struct arm_pmu *pmu, unsigned int cpu)
  * decoding and walk are tested on their own (test_a64_decode.c). Here it
  * only has to link.
  */
-void kpmc_arm64_mem_sample(struct pt_regs *regs, struct kpmc_mem_access *out)
+void kpmc_arm64_mem_sample(struct pt_regs *regs, bool kernel_allowed,
+			   struct kpmc_mem_access *out)
 {
 	(void)regs;
+	(void)kernel_allowed;
 	(void)out;
 }

@@ -361,6 +361,7 @@ void kpmc_x86_on_each_cpu(void (*fn)(void *info), void *info)
 {
 	unsigned int was = m.cpu, cpu;
 
+	m.broadcasts++;
 	if (!m.hybrid) {
 		fn(info);
 		return;
@@ -661,6 +662,11 @@ bool kpmc_x86_pti_active(void)
 
 void *kpmc_x86_zalloc(size_t size)
 {
+	void (*hook)(void) = m.alloc_hook;
+
+	m.alloc_hook = NULL;
+	if (hook)
+		hook();
 	m.allocs++;
 	return calloc(1, size);
 }

@@ -80,6 +80,12 @@ struct model {
 	} bank[MODEL_CPUS];
 	u64 kept[MODEL_CPUS][KPMC_MAX_COUNTERS];	/* kpmc_x86_cpu_values() */
 	unsigned long allocs;		/* kpmc_x86_zalloc() not yet freed */
+	/*
+	 * Run once at the next kpmc_x86_zalloc(), before it allocates: what
+	 * another process context does meanwhile (a concurrent writer).
+	 */
+	void (*alloc_hook)(void);
+	unsigned long broadcasts;	/* kpmc_x86_on_each_cpu() calls: an IPI to every CPU */
 
 	/*
 	 * PEBS (Intel): the record format PERF_CAPABILITIES says (0: none),

@@ -4,6 +4,7 @@
  * sources, as Intel PEBS and AMD IBS report them through perf, in kpmc's
  * encoding, field by field.
  */
+#define _GNU_SOURCE	/* REG_EFL (nmi_step.h) */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,6 +12,7 @@
 #include <linux/perf_event.h>
 
 #include "perf_mem.h"
+#include "nmi_step.h"
 
 #define DS(op, lvl, snoop)	(PERF_MEM_S(OP, op) | PERF_MEM_S(LVL, lvl) | PERF_MEM_S(SNOOP, snoop))
 
@@ -136,12 +138,118 @@ static void test_missing_fields(void **state)
 	assert_int_equal(a.op, KPMC_MEM_OP_LOAD_STORE);
 }
 
+/* Two samples that differ in every field. */
+static const struct kpmc_perf_mem_sample slot_a = {
+	.ip = 0x401100, .addr = 0x7f00000a0000, .weight = 40,
+	.data_src = DS(LOAD, HIT | PERF_MEM_LVL_L1, NONE),
+	.has_addr = true, .has_data_src = true, .has_weight = true, .exact = true,
+};
+static const struct kpmc_perf_mem_sample slot_b = {
+	.ip = 0x402200, .addr = 0x7f00000b0000, .weight = 90,
+	.data_src = DS(STORE, HIT | PERF_MEM_LVL_L2, HIT),
+	.has_addr = true, .has_data_src = true, .has_weight = true,
+};
+static struct kpmc_perf_mem_slot slot;
+static struct kpmc_mem_access slot_out;
+
+/* perf's overflow handler, as the NMI it is on x86. */
+static void slot_nmi(void)
+{
+	kpmc_perf_mem_keep(&slot, &slot_b);
+}
+
+static void slot_take(void *arg)
+{
+	(void)arg;
+	kpmc_perf_mem_take(&slot, true, &slot_out);
+}
+
+static bool same(const struct kpmc_mem_access *a, const struct kpmc_perf_mem_sample *s)
+{
+	struct kpmc_mem_access want;
+
+	kpmc_perf_mem_convert(s, &want);
+	return !memcmp(a, &want, sizeof(want));
+}
+
+/*
+ * The pending sample as the core takes it, with perf's handler (an NMI on
+ * x86) keeping a newer one at every instruction of the take: one sample
+ * whole, the older or the newer, never a mix; the newer, if not taken then,
+ * taken next; each once.
+ */
+static void test_pending_not_torn(void **state)
+{
+	struct kpmc_mem_access next;
+	unsigned long step, fired = 0, torn = 0, twice = 0, lost = 0, first = 0;
+
+	(void)state;
+	if (!nmi_step_available())
+		skip();
+	memset(&slot, 0, sizeof(slot));
+	assert_false(kpmc_perf_mem_take(&slot, true, &next));
+	for (step = 1; step < 1000; step++) {
+		kpmc_perf_mem_keep(&slot, &slot_a);
+		memset(&slot_out, 0, sizeof(slot_out));
+		if (!nmi_at_step(slot_take, NULL, step, slot_nmi))
+			break;
+		fired++;
+		memset(&next, 0, sizeof(next));
+		if (same(&slot_out, &slot_a)) {
+			if (!kpmc_perf_mem_take(&slot, true, &next) || !same(&next, &slot_b))
+				lost++;
+		} else if (same(&slot_out, &slot_b)) {
+			if (kpmc_perf_mem_take(&slot, true, &next))
+				twice++;
+		} else if (!torn++) {
+			first = step;
+			print_message("NMI at instruction %lu of the take: a torn sample (ip 0x%llx addr 0x%llx latency %u source 0x%x op %u)\n",
+				      step, (unsigned long long)slot_out.ip,
+				      (unsigned long long)slot_out.addr, slot_out.latency,
+				      slot_out.source, slot_out.op);
+		}
+	}
+	if (torn || twice || lost)
+		fail_msg("of %lu NMIs in the take: %lu torn samples (the first at instruction %lu), %lu newer samples taken twice, %lu lost",
+			 fired, torn, first, twice, lost);
+	assert_true(fired >= 10 && fired < 999);
+	/* Discarded (the next thread's load): nothing pending. */
+	kpmc_perf_mem_keep(&slot, &slot_a);
+	kpmc_perf_mem_discard(&slot);
+	assert_false(kpmc_perf_mem_take(&slot, true, &next));
+}
+
+/* A sample of kernel code for an owner who may not count kernel mode: no address. */
+static void test_kernel_hidden(void **state)
+{
+	struct kpmc_perf_mem_sample k = slot_a;
+	struct kpmc_mem_access a;
+
+	(void)state;
+	k.ip = 0xffffffff81000000ULL;
+	k.addr = 0xffff888000001000ULL;
+	k.kernel = true;
+	memset(&slot, 0, sizeof(slot));
+	kpmc_perf_mem_keep(&slot, &k);
+	assert_true(kpmc_perf_mem_take(&slot, false, &a));
+	assert_true(a.ip == 0 && a.addr == 0);
+	assert_true(a.flags & KPMC_MEM_F_KERNEL);
+	assert_false(a.flags & KPMC_MEM_F_ADDR);
+	kpmc_perf_mem_keep(&slot, &k);
+	assert_true(kpmc_perf_mem_take(&slot, true, &a));
+	assert_true(a.ip == k.ip && a.addr == k.addr);
+	assert_int_equal(a.flags & (KPMC_MEM_F_KERNEL | KPMC_MEM_F_ADDR),
+			 KPMC_MEM_F_KERNEL | KPMC_MEM_F_ADDR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intel_pebs_sources),
 		cmocka_unit_test(test_numbered_levels),
 		cmocka_unit_test(test_missing_fields),
+		cmocka_unit_test(test_pending_not_torn),
+		cmocka_unit_test(test_kernel_hidden),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

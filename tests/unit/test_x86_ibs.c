@@ -191,7 +191,7 @@ static void run_ops(enum model_kind kind, const char *config, const struct op_ca
 		assert_int_equal(m.overflows, pmis + 1);	/* the core runs */
 		assert_true(be->mem_pending(&hw));
 		memset(&a, 0, sizeof(a));
-		be->mem_sample(NULL, &a);
+		be->mem_sample(NULL, true, &a);
 		if (a.ip != ip || a.op != c[k].op_kind || a.flags != c[k].flags ||
 		    a.size != c[k].size || a.latency != c[k].latency || a.source != c[k].source ||
 		    a.skid != 0 || a.addr != addr)
@@ -202,7 +202,7 @@ static void run_ops(enum model_kind kind, const char *config, const struct op_ca
 		/* Taken once. */
 		assert_false(be->mem_pending(&hw));
 		memset(&a, 0, sizeof(a));
-		be->mem_sample(NULL, &a);
+		be->mem_sample(NULL, true, &a);
 		assert_int_equal(a.flags, 0);
 		/* The core re-arms after its sample. */
 		rearm(&hw, period);
@@ -408,6 +408,80 @@ static void test_refusals(void **state)
 	be->unclaim(0xf);
 }
 
+/*
+ * Asking every CPU whether perf uses IBS costs an IPI to each, and any user
+ * may write configurations: kpmc asks when its first mem=1 set comes (and
+ * at claim), not at every configuration write.
+ */
+static void test_busy_check_once(void **state)
+{
+	struct kpmc_hw_config hw[3];
+	unsigned int k;
+
+	(void)state;
+	assert_int_equal(probe(MODEL_ZEN4, NULL), 0);
+	m.broadcasts = 0;
+	for (k = 0; k < 3; k++)
+		assert_int_equal(configure("pmc0=0x76,ebs0=100000,mem=1", &hw[k]), 0);
+	assert_int_equal(m.broadcasts, 1);
+	be->release(&hw[2]);
+	/* Without mem=1: never. */
+	assert_int_equal(configure("pmc1=0x76", &hw[2]), 0);
+	be->release(&hw[2]);
+	assert_int_equal(m.broadcasts, 1);
+	/* The last mem=1 set gone, the next first one asks again. */
+	be->release(&hw[0]);
+	be->release(&hw[1]);
+	assert_int_equal(configure("pmc0=0x76,ebs0=100000,mem=1", &hw[0]), 0);
+	assert_int_equal(m.broadcasts, 2);
+	/* perf's ibs_op on: the first set is refused, and is none. */
+	be->release(&hw[0]);
+	m.ibs_op_ctl = EN;
+	expect_refused("pmc0=0x76,ebs0=100000,mem=1", -EBUSY,
+		       "mem=1: IBS op sampling is in use on a CPU (perf's ibs_op PMU?)");
+	assert_int_equal(m.broadcasts, 3);
+	m.ibs_op_ctl = 0;
+	assert_int_equal(configure("pmc0=0x76,ebs0=100000,mem=1", &hw[0]), 0);
+	assert_int_equal(m.broadcasts, 4);
+	be->release(&hw[0]);
+	assert_int_equal(m.allocs, 0);
+}
+
+/*
+ * A kernel op's sample of a set that counts kernel mode, for an owner who
+ * may not see kernel addresses (the core's kernel_allowed false): neither
+ * its ip nor its data address.
+ */
+static void test_kernel_hidden(void **state)
+{
+	static const struct model_ibs_op kop = {
+		.rip = 0xffffffff81234567ULL, .linaddr = 0xffff888000010000ULL,
+		.load = true, .linaddr_valid = true,
+	};
+	struct kpmc_hw_config hw;
+	struct kpmc_mem_access a;
+
+	(void)state;
+	assert_int_equal(probe(MODEL_ZEN4, NULL), 0);
+	assert_int_equal(be->claim(0x3f, why, sizeof(why)), 0);
+	assert_int_equal(configure("pmc0=0x76,os0=1,ebs0=100000,mem=1", &hw), 0);
+	model_ibs_queue_op(&kop);
+	model_ibs_queue_op(&kop);
+	arm(&hw, 100000);
+	model_inject(0x76, 0, false, 100000);
+	memset(&a, 0, sizeof(a));
+	be->mem_sample(NULL, false, &a);
+	assert_true(a.ip == 0 && a.addr == 0);
+	assert_int_equal(a.flags, KPMC_MEM_F_HARDWARE | KPMC_MEM_F_KERNEL | KPMC_MEM_F_SOURCE);
+	/* The same for an owner who may: both addresses. */
+	rearm(&hw, 100000);
+	model_inject(0x76, 0, false, 100000);
+	memset(&a, 0, sizeof(a));
+	be->mem_sample(NULL, true, &a);
+	assert_true(a.ip == kop.rip && a.addr == kop.linaddr);
+	done(&hw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +492,8 @@ int main(void)
 		cmocka_unit_test(test_zen4_samples),
 		cmocka_unit_test(test_late_nmi),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_busy_check_once),
+		cmocka_unit_test(test_kernel_hidden),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
  * threshold, and the configurations and machines it refuses, with their
  * reasons.
  */
+#define _GNU_SOURCE	/* REG_EFL (nmi_step.h) */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 
 #define HARNESS_BACKEND kpmc_intel_backend
 #include "x86_sampling_harness.h"
+#include "nmi_step.h"
 
 static const u64 *ds(void)
 {
@@ -102,7 +104,7 @@ static void test_load_latency_samples(void **state)
 		be->read(&hw, raw);
 		assert_true(raw[hw.sampling_index] == 0);
 		memset(&a, 0, sizeof(a));
-		be->mem_sample(NULL, &a);
+		be->mem_sample(NULL, true, &a);
 		assert_true(a.ip == slow.eventing_ip);
 		assert_true(a.addr == slow.addr);
 		assert_int_equal(a.op, KPMC_MEM_OP_LOAD);
@@ -116,7 +118,7 @@ static void test_load_latency_samples(void **state)
 		assert_int_equal(a.size, 0);
 		/* Handed over once. */
 		memset(&a, 0, sizeof(a));
-		be->mem_sample(NULL, &a);
+		be->mem_sample(NULL, true, &a);
 		assert_int_equal(a.flags, 0);
 		assert_true(ds()[5] == ds()[4]);
 		/* The core re-arms. */
@@ -162,7 +164,7 @@ static void test_format1(void **state)
 	for (k = 0; k < 10000; k++)
 		model_pebs_load(&l, true);
 	assert_int_equal(m.pmis, 1);
-	be->mem_sample(NULL, &a);
+	be->mem_sample(NULL, true, &a);
 	assert_true(a.ip == 0x401004 && a.addr == 0x1000 && a.latency == 100);
 	assert_int_equal(a.skid, 1);
 	assert_int_equal(a.source, KPMC_MEM_SRC(KPMC_MEM_LVL_L2, KPMC_MEM_SNOOP_NONE));
@@ -193,7 +195,7 @@ static void test_stores(void **state)
 	assert_int_equal(m.pmis, 0);
 	model_inject(0xd0, 0x82, false, 1);
 	assert_int_equal(m.pmis, 1);
-	be->mem_sample(NULL, &a);
+	be->mem_sample(NULL, true, &a);
 	assert_int_equal(a.op, KPMC_MEM_OP_STORE);
 	assert_true(a.ip == 0xffffffff81000000ULL && a.addr == 0xffff888000001000ULL);
 	assert_int_equal(a.flags, KPMC_MEM_F_HARDWARE | KPMC_MEM_F_ADDR | KPMC_MEM_F_EXACT |
@@ -283,7 +285,7 @@ static void test_adaptive(void **state)
 		assert_true(m.global_status == 0);
 		assert_true(m.ctr[4] == 0);
 		memset(&a, 0, sizeof(a));
-		be->mem_sample(NULL, &a);
+		be->mem_sample(NULL, true, &a);
 		assert_true(a.ip == slow.eventing_ip);
 		assert_true(a.addr == load[i].addr);
 		assert_int_equal(a.op, KPMC_MEM_OP_LOAD);
@@ -295,7 +297,7 @@ static void test_adaptive(void **state)
 		assert_int_equal(a.skid, 0);
 		assert_int_equal(a.size, 0);
 		memset(&a, 0, sizeof(a));
-		be->mem_sample(NULL, &a);
+		be->mem_sample(NULL, true, &a);
 		assert_int_equal(a.flags, 0);
 		assert_true(ds()[5] == ds()[4]);
 		be->write(&hw, hw.sampling_index,
@@ -331,7 +333,7 @@ static void test_adaptive_stores(void **state)
 	assert_int_equal(m.pmis, 0);
 	model_inject(0xd0, 0x82, true, 1);
 	assert_int_equal(m.pmis, 1);
-	be->mem_sample(NULL, &a);
+	be->mem_sample(NULL, true, &a);
 	assert_int_equal(a.op, KPMC_MEM_OP_STORE);
 	assert_true(a.ip == 0x405000 && a.addr == 0x7ffe00000010ULL);
 	assert_int_equal(a.latency, 0);
@@ -412,6 +414,163 @@ static void test_refusals(void **state)
 	assert_int_equal(m.allocs, 0);
 }
 
+/*
+ * A sample of kernel code for a set whose owner may not count kernel mode
+ * (the core's kernel_allowed false): no address of it, neither ip nor addr.
+ */
+static void test_kernel_hidden(void **state)
+{
+	struct kpmc_hw_config hw;
+	struct kpmc_mem_access a = { 0 };
+
+	(void)state;
+	assert_int_equal(probe(MODEL_SKYLAKE, NULL), 0);
+	assert_int_equal(be->claim(0x7ff, why, sizeof(why)), 0);
+	assert_int_equal(configure("pmc5=0x82d0,ebs5=20000,mem=1,os5=1", &hw), 0);
+	arm(&hw, 1);
+	m.pebs_next = (struct model_pebs_access){ .eventing_ip = 0xffffffff81000000ULL,
+						  .addr = 0xffff888000001000ULL };
+	model_inject(0xd0, 0x82, false, 1);
+	assert_int_equal(m.pmis, 1);
+	be->mem_sample(NULL, false, &a);
+	assert_true(a.ip == 0 && a.addr == 0);
+	assert_int_equal(a.op, KPMC_MEM_OP_STORE);
+	assert_int_equal(a.flags, KPMC_MEM_F_HARDWARE | KPMC_MEM_F_KERNEL);
+	be->unclaim(0x7ff);
+	be->release(&hw);
+	be->remove();
+	assert_int_equal(m.allocs, 0);
+}
+
+/* Two samples that differ in every field a record carries. */
+static const struct model_pebs_access torn_a = {
+	.ip = 0x401104, .eventing_ip = 0x401100, .addr = 0x7f00000a0000, .latency = 40, .dse = 1,
+};
+static const struct model_pebs_access torn_b = {
+	.ip = 0x402204, .eventing_ip = 0x402200, .addr = 0x7f00000b0000, .latency = 90,
+	.dse = 0x13,
+};
+static struct kpmc_hw_config torn_hw;
+static struct kpmc_mem_access torn_out;
+
+/* The PMI of the next load, as the NMI it is: the assist records torn_b, the handler drains it. */
+static void torn_nmi(void)
+{
+	model_pebs_load(&torn_b, true);
+}
+
+static void torn_take(void *arg)
+{
+	(void)arg;
+	be->mem_sample(NULL, true, &torn_out);
+}
+
+static bool is_sample(const struct kpmc_mem_access *a, const struct model_pebs_access *l)
+{
+	return a->ip == l->eventing_ip && a->addr == l->addr && a->latency == l->latency &&
+	       a->source == (l->dse == 1 ? KPMC_MEM_SRC(KPMC_MEM_LVL_L1, KPMC_MEM_SNOOP_NONE) :
+				KPMC_MEM_SRC(KPMC_MEM_LVL_L2, KPMC_MEM_SNOOP_NONE) |
+				KPMC_MEM_SRC_TLB1_MISS | KPMC_MEM_SRC_TLB2_MISS) &&
+	       a->flags == (KPMC_MEM_F_HARDWARE | KPMC_MEM_F_ADDR | KPMC_MEM_F_EXACT |
+			    KPMC_MEM_F_LATENCY | KPMC_MEM_F_SOURCE) &&
+	       a->op == KPMC_MEM_OP_LOAD;
+}
+
+/*
+ * The PMI is an NMI: IRQs off do not hold it off while the core copies the
+ * pending sample out. At every instruction of the copy, a PMI that records
+ * a newer sample: what the core gets is one sample whole, the older or the
+ * newer, never a mix; and the newer one, if not taken then, is taken next.
+ */
+static void test_pending_not_torn(void **state)
+{
+	struct kpmc_mem_access next;
+	unsigned long step, fired = 0, torn = 0, twice = 0, lost = 0, first = 0;
+	unsigned int idx;
+
+	(void)state;
+	if (!nmi_step_available())
+		skip();
+	assert_int_equal(probe(MODEL_SKYLAKE, NULL), 0);
+	assert_int_equal(be->claim(0x7ff, why, sizeof(why)), 0);
+	assert_int_equal(configure("pmc3=0x1cd,ebs3=10000,mem=1,ldlat=30", &torn_hw), 0);
+	idx = torn_hw.sampling_index;
+	arm(&torn_hw, 1);
+	for (step = 1; step < 1000; step++) {
+		/* torn_a pending; the next load overflows. */
+		model_pebs_load(&torn_a, true);
+		be->write(&torn_hw, idx, kpmc_overflow_start(1, torn_hw.width_mask[idx]));
+		memset(&torn_out, 0, sizeof(torn_out));
+		if (!nmi_at_step(torn_take, NULL, step, torn_nmi))
+			break;
+		fired++;
+		memset(&next, 0, sizeof(next));
+		be->mem_sample(NULL, true, &next);
+		if (is_sample(&torn_out, &torn_a)) {
+			if (!is_sample(&next, &torn_b))
+				lost++;
+		} else if (is_sample(&torn_out, &torn_b)) {
+			if (next.flags)
+				twice++;
+		} else if (!torn++) {
+			first = step;
+			print_message("PMI at instruction %lu of the copy: a torn sample (ip 0x%llx addr 0x%llx latency %u source 0x%x flags 0x%x)\n",
+				      step, (unsigned long long)torn_out.ip,
+				      (unsigned long long)torn_out.addr, torn_out.latency,
+				      torn_out.source, torn_out.flags);
+		}
+		be->write(&torn_hw, idx, kpmc_overflow_start(1, torn_hw.width_mask[idx]));
+	}
+	if (torn || twice || lost)
+		fail_msg("of %lu PMIs in the copy: %lu torn samples (the first at instruction %lu), %lu newer samples taken twice, %lu lost",
+			 fired, torn, first, twice, lost);
+	/* The copy and its checks are some tens of instructions; every one had its PMI. */
+	assert_true(fired >= 10 && fired < 999);
+	be->unclaim(0x7ff);
+	be->release(&torn_hw);
+	be->remove();
+	assert_int_equal(m.allocs, 0);
+}
+
+static struct kpmc_hw_config race_hw;
+
+/* Another configuration write, encoding while the first is about to allocate. */
+static void race_encode(void)
+{
+	assert_int_equal(configure("pmc4=0x1cd,ebs4=10000,mem=1", &race_hw), 0);
+}
+
+/*
+ * Two mem=1 configurations encoded at once, the first CPUs' DS areas not
+ * yet made: one array, used by both, freed at remove.
+ */
+static void test_encode_race_one_array(void **state)
+{
+	struct kpmc_hw_config hw;
+	unsigned long before;
+	u64 ds_first;
+
+	(void)state;
+	assert_int_equal(probe(MODEL_SKYLAKE, NULL), 0);
+	assert_int_equal(be->claim(0x7ff, why, sizeof(why)), 0);
+	before = m.allocs;
+	m.alloc_hook = race_encode;
+	assert_int_equal(configure("pmc3=0x1cd,ebs3=10000,mem=1", &hw), 0);
+	assert_null(m.alloc_hook);
+	/* Each configuration's encoding, and one DS-area array. */
+	assert_int_equal(m.allocs - before, 3);
+	arm(&race_hw, 10000);
+	ds_first = m.ds_area;
+	be->stop(&race_hw);
+	arm(&hw, 10000);
+	assert_true(m.ds_area == ds_first);
+	be->unclaim(0x7ff);
+	be->release(&hw);
+	be->release(&race_hw);
+	be->remove();
+	assert_int_equal(m.allocs, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +581,9 @@ int main(void)
 		cmocka_unit_test(test_adaptive),
 		cmocka_unit_test(test_adaptive_stores),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_kernel_hidden),
+		cmocka_unit_test(test_pending_not_torn),
+		cmocka_unit_test(test_encode_race_one_array),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -65,7 +65,18 @@ struct kpmc_backend {
 	 */
 	int (*encode)(const struct kpmc_config *cfg, struct kpmc_hw_config *hw,
 		      char *why, size_t len);
-	/* Optional: free what encode() allocated (process context). */
+	/*
+	 * Optional: what counting hw needs beyond its encoding, made at the
+	 * first enable of its configuration, after the privilege check
+	 * (process context; later calls find it made). A configuration write
+	 * is open to any user: resources that count or cost (the perf
+	 * backend's events) belong here, not in encode(). user_limited: the
+	 * current user has no CAP_PERFMON, and the backend's per-user limit
+	 * applies. Until it succeeds, the hot-path operations on hw must be
+	 * harmless.
+	 */
+	int (*prepare)(const struct kpmc_hw_config *hw, bool user_limited, char *why, size_t len);
+	/* Optional: free what encode() and prepare() allocated (process context). */
 	void (*release)(struct kpmc_hw_config *hw);
 	/* Hot path: program selectors, start counters of hw from value start[]. */
 	void (*load)(const struct kpmc_hw_config *hw, const u64 *start);
@@ -119,9 +130,12 @@ struct kpmc_backend {
 	 * A hardware sampler (PEBS, IBS) hands over the record its interrupt
 	 * kept for this CPU, once; the decoded source reads user memory
 	 * without faulting. No sleeping, no allocation. A backend without it
-	 * refuses mem=1.
+	 * refuses mem=1. kernel_allowed: the sample's set may count kernel
+	 * mode; if not, a sample of kernel code carries no address (neither
+	 * ip nor addr): its owner may not learn where the kernel is.
 	 */
-	void (*mem_sample)(struct pt_regs *regs, struct kpmc_mem_access *out);
+	void (*mem_sample)(struct pt_regs *regs, bool kernel_allowed,
+			   struct kpmc_mem_access *out);
 	/*
 	 * Optional, for hw->sampling_external (hard IRQ, this CPU): does this
 	 * CPU hold a sample its hardware sampler took since hw was loaded?

@@ -268,6 +268,8 @@ struct kpmc_thread_metrics {
 int kpmc_thread_metrics(struct task_struct *task, struct kpmc_thread_metrics *m);
 struct kpmc_shared_config *kpmc_shared_config_new(const struct kpmc_config_sets *sets,
 						  char *why, size_t len);
+int kpmc_shared_config_prepare(const struct kpmc_shared_config *c, bool user_limited,
+			       char *why, size_t len);
 int kpmc_thread_attach_kernel(struct task_struct *task, struct kpmc_shared_config *conf,
 			      char *why, size_t len);
 int kpmc_thread_detach_kernel(struct task_struct *task);
