@@ -23,7 +23,8 @@ static void on_fork(struct task_struct *parent, struct task_struct *child)
 
 static void on_exec(struct task_struct *task)
 {
-	kpmc_hook_exec(task);
+	/* The patched kernels keep dumpability in the mm, which tells it. */
+	kpmc_hook_exec(task, false);
 }
 
 static void on_exit(struct task_struct *task)

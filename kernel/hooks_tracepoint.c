@@ -38,7 +38,7 @@ static void probe_fork(void *data, struct task_struct *parent,
 static void probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 		       struct linux_binprm *bprm)
 {
-	kpmc_hook_exec(p);
+	kpmc_hook_exec(p, bprm && (bprm->interp_flags & BINPRM_FLAGS_ENFORCE_NONDUMP));
 }
 
 static void probe_exit(KPMC_TP_EXIT_PROTO(p))

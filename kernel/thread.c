@@ -228,7 +228,7 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 		call_rcu(&t->rcu, kpmc_thread_free_rcu);
 }
 
-void kpmc_hook_exec(struct task_struct *task)
+void kpmc_hook_exec(struct task_struct *task, bool unreadable)
 {
 	struct kpmc_thread *t;
 	unsigned long flags;
@@ -250,8 +250,13 @@ void kpmc_hook_exec(struct task_struct *task)
 	}
 	armed = t && READ_ONCE(t->state) == KPMC_ARMED_EXEC &&
 		cmpxchg(&t->state, KPMC_ARMED_EXEC, KPMC_COUNTING) == KPMC_ARMED_EXEC;
+	/*
+	 * An unreadable program makes the exec non-dumpable, as a raise of
+	 * privileges does, without AT_SECURE (7.x tests that): perf ends its
+	 * events at both.
+	 */
 	if (t && t->state == KPMC_COUNTING && !t->owner_capable &&
-	    kpmc_exec_raised_privileges(task)) {
+	    (unreadable || kpmc_exec_raised_privileges(task))) {
 		/*
 		 * As perf: monitoring ends here unless its owner is capable.
 		 * An armed thread never counted: its DETACH record is empty.

@@ -47,6 +47,7 @@ static const char *const op_names[] = {
 	"enable-1", "enable-0", "self-open", "self-read", "self-mmap", "self-munmap",
 	"child-fork", "attach", "attach-exec", "detach", "system-wide", "mm_manager",
 	"file-read", "thread", "thread-session", "thread-enable", "ring-mmap-control", "ring-mmap-data",
+	"monitor-unprivileged",
 };
 #define NR_OP_NAMES (sizeof(op_names) / sizeof(op_names[0]))
 static unsigned long (*op_stats)[2];	/* [name]: calls, accepted */
@@ -301,6 +302,11 @@ static void op_monitor_io(struct worker *w)
 			note(w, "monitor-read", read(w->monitor, buf, sizes[pick(w, 6)]));
 		break;
 	default:
+		/* A session judged as a user's from now on (a root daemon's). */
+		if (pick(w, 16) == 0) {
+			note(w, "monitor-unprivileged", write(w->monitor, "unprivileged", 12));
+			break;
+		}
 		snprintf(ring, sizeof(ring), "ring=%u", 1u << pick(w, 16));
 		if (pick(w, 4) == 0)
 			snprintf(ring, sizeof(ring), "ring=%u", pick(w, 100000));

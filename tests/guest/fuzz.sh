@@ -22,7 +22,7 @@ fuzz_run() {
 	echo
 	for op in config monitor-open monitor-read monitor-ring enable-1 enable-0 self-mmap self-read \
 		child-fork attach attach-exec detach system-wide mm_manager thread thread-session thread-enable \
-		ring-mmap-control ring-mmap-data; do
+		ring-mmap-control ring-mmap-data monitor-unprivileged; do
 		a=$(awk -v op=$op '$3 == op { print $7 }' $OUT/fuzz.txt)
 		[ "${a:-0}" -gt 0 ] || r="$r $op never accepted;"
 	done

@@ -63,6 +63,20 @@ a=$(single_total $OUT/suid_root.txt 4); b=$(single_total $OUT/plain_root.txt 4)
 within_slack "$a" "$b" || r="$r root's count of the setuid copy $a differs from the program's $b;"
 verdict arm64_privilege_setuid_exec "$r"
 
+# An execute-only program (mode 711, root's) the user may run but not read:
+# its exec is not dumpable, so perf ends its events there; kpmc stops too
+# (7.x sets no AT_SECURE for it: the exec's own flag tells).
+r=""
+cp "$BIN/loop" /tmp/xonly && chown 0:0 /tmp/xonly && chmod 711 /tmp/xonly
+$U kpmc -A -c "$CFGU" -- /tmp/xonly $N >$OUT/xonly.txt 2>&1 || r="kpmc failed: $(cat $OUT/xonly.txt);"
+v=$(single_total $OUT/xonly.txt 4)
+[ "${v:-x}" = 0 ] || r="$r the unreadable program counted ${v:-nothing} instructions (want 0);"
+$U "$BIN/perfcount" /tmp/xonly $N >$OUT/xonly_perf.txt 2>&1
+pc=$(sed -n 's/.*count=\([0-9]*\).*/\1/p' $OUT/xonly_perf.txt)
+[ "${pc:-x}" = 0 ] || r="$r perf counted ${pc:-?} for it (the reference wants 0);"
+echo "privilege: execute-only program: kpmc ${v:-?}, perf ${pc:-?}"
+verdict arm64_privilege_unreadable_exec "$r"
+
 # Attach checks the same task it attaches: the number names a task of the
 # caller's pid namespace, whatever its /proc shows. As uid 1000 with its own
 # user, mount and pid namespaces, pid 1 in its /proc is its own sleep; the

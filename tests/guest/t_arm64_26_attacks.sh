@@ -122,4 +122,21 @@ ins=$(sed -n 's/.* instructions=\([0-9]*\).*/\1/p' $OUT/nlexec.txt)
 echo "attacks: non-leader exec: $(cat $OUT/nlexec.txt)"
 verdict arm64_attack_nonleader_exec_records_name_the_leader "$r"
 
+# A root daemon serving others (pmdakpmc) makes its session unprivileged:
+# what it monitors is then judged as a user's. At paranoid 2, root's
+# kernel-mode set is refused there (and accepted in a plain session); the
+# command is one token, strictly parsed.
+r=""
+"$BIN/kpmcattack" unpriv - "pmc1=0x8,os1=1" >$OUT/unpriv0.txt 2>&1
+grep -q "cmd=0 enable=0$" $OUT/unpriv0.txt || r="root's plain session: $(cat $OUT/unpriv0.txt);"
+"$BIN/kpmcattack" unpriv unprivileged "pmc1=0x8,os1=1" >$OUT/unpriv1.txt 2>&1
+grep -q "cmd=0 enable=13$" $OUT/unpriv1.txt || r="$r kernel mode in an unprivileged session: $(cat $OUT/unpriv1.txt) (want EACCES);"
+"$BIN/kpmcattack" unpriv unprivileged "pmc1=0x8" >$OUT/unpriv2.txt 2>&1
+grep -q "cmd=0 enable=0$" $OUT/unpriv2.txt || r="$r user mode in an unprivileged session: $(cat $OUT/unpriv2.txt);"
+"$BIN/kpmcattack" unpriv unprivilegedx "pmc1=0x8" >$OUT/unpriv3.txt 2>&1
+grep -q "cmd=22 " $OUT/unpriv3.txt || r="$r a bad token: $(cat $OUT/unpriv3.txt) (want EINVAL);"
+dmesg | grep -q "'unprivilegedx': expected" || r="$r no dmesg line names the bad token;"
+echo "attacks: unprivileged session: $(cat $OUT/unpriv0.txt $OUT/unpriv1.txt $OUT/unpriv2.txt $OUT/unpriv3.txt | tr '\n' ' ')"
+verdict arm64_attack_unprivileged_session_counts_as_a_user "$r"
+
 echo "$orig" >$P

@@ -20,6 +20,10 @@
  *	ring's high mark between two reads, until it has read SAMPLES EBS
  *	records of its own: "kpmcattack reader=0 samples=S lost=L" within
  *	20 s, else "kpmcattack reader=timeout samples=S".
+ *   kpmcattack unpriv CMD CONFIG
+ *	A session; the command CMD written to it ("-": none), then CONFIG
+ *	and "1" to enable (self-monitoring): "kpmcattack unpriv cmd=R
+ *	enable=E" with each write's result (0 or the errno).
  *   kpmcattack nlexec PROGRAM ARG
  *	A child process whose second thread, attached (pid=its tid), execs
  *	PROGRAM ARG: exec makes it the leader, with the process's number.
@@ -202,6 +206,22 @@ static int reader(unsigned long want)
 	return 0;
 }
 
+static int unpriv(const char *cmd, const char *config)
+{
+	int fd = open_monitor(), c = 0, e = 0;
+
+	if (fd < 0) {
+		printf("kpmcattack unpriv=-1 errno=%d\n", errno);
+		return 1;
+	}
+	if (strcmp(cmd, "-") && put_at(fd, "monitor", cmd))
+		c = errno;
+	if (put_at(-1, "config", config) || put_at(-1, "enable", "1"))
+		e = errno;
+	printf("kpmcattack unpriv cmd=%d enable=%d\n", c, e);
+	return 0;
+}
+
 static int sync_pipe[2], go_pipe[2];
 static char *const *exec_argv;
 
@@ -280,8 +300,10 @@ int main(int argc, char **argv)
 		return orphan(arg_ul(argv[2]), arg_ul(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "reader"))
 		return reader(arg_ul(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "unpriv"))
+		return unpriv(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "nlexec"))
 		return nlexec(argv + 2);
-	fprintf(stderr, "usage: kpmcattack attach PROCDIR PID SECONDS | orphan RING PID | reader SAMPLES | nlexec PROGRAM ARG\n");
+	fprintf(stderr, "usage: kpmcattack attach PROCDIR PID SECONDS | orphan RING PID | reader SAMPLES | unpriv CMD CONFIG | nlexec PROGRAM ARG\n");
 	return 2;
 }

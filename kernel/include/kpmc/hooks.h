@@ -11,7 +11,8 @@ struct task_struct;
 
 /* Core entry points. */
 void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child);
-void kpmc_hook_exec(struct task_struct *task);
+/* unreadable: the program's file is not readable by the task (an execute-only binary). */
+void kpmc_hook_exec(struct task_struct *task, bool unreadable);
 void kpmc_hook_exit(struct task_struct *task);
 void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next);
 /* The task moves to another CPU (not running; its runqueue or pi_lock held). */
