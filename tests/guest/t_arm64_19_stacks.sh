@@ -105,13 +105,43 @@ echo "report: $(grep -v '^#' $OUT/cs.report | head -n 8 | tr -s ' ' | tr '\n' '|
 verdict arm64_callstack_report_self_total "$r"
 
 # ---- kernel stacks: getppid system calls made by c's own svc ----
-# Kernel frames come to sets that count kernel mode (os0=1). Every sample
-# taken in the kernel while c runs has c, b, a, main as its user frames and,
-# outermost, the kernel's entry from user mode: the synchronous exception
-# (el0t_64_sync; 5.10: el0_sync) or, for an interrupt taken in user mode,
-# the interrupt's (el0t_64_irq; 5.10: el0_irq) -- names as these kernels'
-# traces show them, each used only if this kernel's kallsyms has it. A
-# sample in the system call's dispatch (do_el0_svc) or in getppid's
+# Kernel frames come to sets that count kernel mode (os0=1). Each sample is
+# sorted by its user frames (main and those above it):
+# - the loop: main;a;b;c with c the leaf: c in user mode, or the kernel
+#   entered from c (its getppid calls, an interrupt or exception taken there);
+# - main's set-up: main without a, b, c (strtoul, printf, fflush and their
+#   page faults and system calls), a fixed stretch before the loop;
+# - a call edge: a, b or c in its own code around its call, or in its
+#   prologue or epilogue, where the walk misses its caller (main;b, main;a;c);
+# - outside main: libc's start-up before it, the exit after it (exit_group's
+#   samples have no user frames: the mm is gone).
+# Anything else with a, b or c in it is a broken stack, and so is a sample in
+# getppid's implementation whose user frames are not main;a;b;c: only c
+# makes that system call. The set-up, the edges and outside main lie in
+# two stretches, before the loop and after it, whose cycles are those of
+# "callchain sys 1" (counted below: 3.05e5 on 6.1, 1.4e4 of them in user
+# mode; each system call of the loop adds 500): at periods of 80000 at
+# least, floor(cycles / 80000) + 2 samples at most, plus one for the
+# difference between two runs (6.1: 6 allowed; 1 to 4 measured a run, in
+# 60 runs on 6.1 and 60 on 5.10, 20 of each with a CPU-bound task beside it).
+# Every kernel sample of the loop has, outermost, the kernel's entry from
+# user mode: the synchronous exception (el0t_64_sync; 5.10: el0_sync) or,
+# for an interrupt taken in user mode, the interrupt's (el0t_64_irq; 5.10:
+# el0_irq, or el0_irq_naked, the label in it that its handler returns to),
+# or the return to user mode of 5.10, which is no part of the entry's frames:
+# el0_sync's and el0_irq's handlers return to ret_to_user, which calls
+# do_notify_resume from work_pending for exit work (rescheduling, a signal,
+# rseq's notify-resume); the 6.x kernels call it from C, under the entry
+# (el0_svc -> exit_to_user_mode -> do_notify_resume) -- names as these
+# kernels' traces show them, each used only if this kernel's kallsyms has
+# it. The samples of the exit work (work_pending outermost, or
+# do_notify_resume in the frames) are an overflow that came while the
+# kernel had interrupts masked, taken when the exit work unmasked them
+# (typically when the thread is switched back in after being preempted):
+# none in 60 runs on 6.1 and 40 on 5.10; with a CPU-bound task beside it,
+# one in 2 of 20 runs on 5.10 (of 128 and 135 kernel samples); an eighth
+# of the kernel samples at most.
+# A sample in the system call's dispatch (do_el0_svc) or in getppid's
 # implementation (__arm64_sys_getppid, or __task_pid_nr_ns, which it
 # tail-calls on most kernels) has the system call's path as its outer
 # frames, in order: the exception entry, its handler, el0_svc, do_el0_svc,
@@ -124,13 +154,16 @@ verdict arm64_callstack_report_self_total "$r"
 # kernels and are not held.
 r=""
 if grep -q ' el0t_64_sync$' /proc/kallsyms; then
-	SYNC="el0t_64_sync el0t_64_sync_handler" IRQ0=el0t_64_irq
+	SYNC="el0t_64_sync el0t_64_sync_handler" IRQS="el0t_64_irq"
 else
-	SYNC="el0_sync el0_sync_handler" IRQ0=el0_irq
+	SYNC="el0_sync el0_sync_handler" IRQS="el0_irq el0_irq_naked"
 fi
-grep -q " $IRQ0\$" /proc/kallsyms || IRQ0=""
+IRQ0="" RET=""
+for e0 in $IRQS; do grep -q " $e0\$" /proc/kallsyms && IRQ0="$IRQ0 $e0"; done
+grep -q ' work_pending$' /proc/kallsyms && RET=work_pending
 ENTRY="$SYNC el0_svc do_el0_svc el0_svc_common.constprop.0 invoke_syscall"
 BODY="__arm64_sys_getppid __task_pid_nr_ns"
+OUTC=$(kpmc -A -c pmc0,os0=1 -- "$BIN/callchain" sys 1 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $4; exit }')
 # Randomized periods (seeded): where samples fall in the system call loop
 # must not hang on the period's phase against the loop's length, which
 # every change of a path counted (kpmc's own interrupt, the kernel's) moves.
@@ -139,24 +172,46 @@ kpmc -k 65536 -o $OUT/ks.txt -c pmc0,os0=1,ebs0=$STACK_P,rnd=$((STACK_P / 5)),se
 kpmc report --folded $OUT/ks.txt >$OUT/ks.folded 2>$OUT/ks.err || r="$r kpmc report failed: $(cat $OUT/ks.err);"
 grep -q '^# stack of sample\|^# lost' $OUT/ks.txt && r="$r stacks given up or records lost: $(grep '^# ' $OUT/ks.txt | head -n 2 | tr '\n' '|');"
 grep -q ' kpartial' $OUT/ks.txt && r="$r kernel stacks the unwinder did not cross: $(grep -c ' kpartial' $OUT/ks.txt);"
-ks=$(awk -v entry="$ENTRY" -v body="$BODY" -v irq0="$IRQ0" '
+ks=$(awk -v entry="$ENTRY" -v body="$BODY" -v irq0="$IRQ0" -v ret="$RET" '
 	BEGIN {
 		ne = split(entry, e, " ")
 		for (i = 1; i <= ne; i++) pos[e[i] "_[k]"] = i
 		nb = split(body, bb, " ")
 		for (i = 1; i <= nb; i++) isbody[bb[i] "_[k]"] = 1
+		n = split(irq0, t, " ")
+		for (i = 1; i <= n; i++) isirq[t[i] "_[k]"] = 1
+		if (ret != "") isret[ret "_[k]"] = 1
 	}
 	{
 		k = split($1, f, ";")
-		for (i = 1; i <= k && f[i] != "main"; i++) ;
-		if (i + 3 > k || f[i + 1] != "a" || f[i + 2] != "b" || f[i + 3] != "c") next
-		if (i + 4 > k) { user += $2; next }
+		# f[1..nu]: the user frames, outermost first; K[1..m]: the kernel frames
+		for (nu = 0; nu < k && f[nu + 1] !~ /_\[k\]$/; nu++) ;
 		m = 0
-		for (j = i + 4; j <= k; j++) K[++m] = f[j]
+		for (j = nu + 1; j <= k; j++) K[++m] = f[j]
+		hasmain = abc = 0
+		for (j = 1; j <= nu; j++) {
+			if (f[j] == "main") hasmain = 1
+			if (f[j] == "a" || f[j] == "b" || f[j] == "c") abc = 1
+		}
+		loop = nu >= 4 && f[nu - 3] == "main" && f[nu - 2] == "a" && f[nu - 1] == "b" && f[nu] == "c"
+		for (j = 1; j <= m; j++)
+			if (K[j] == "__arm64_sys_getppid_[k]" || K[j] == "__task_pid_nr_ns_[k]" && j > 1 && pos[K[j - 1]] >= 5) break
+		if (j <= m && !loop) { badsys += $2; if (!firstsys) firstsys = $1 }
+		if (!loop) {
+			if (!abc) { if (hasmain) setup += $2; else outside += $2 }
+			else if (f[nu] == "a" || f[nu] == "b" && (f[nu - 1] == "main" || f[nu - 1] == "a" && f[nu - 2] == "main") ||
+				 f[nu] == "c" && f[nu - 1] == "a" && f[nu - 2] == "main") edge += $2
+			else { baduser += $2; if (!firstuser) firstuser = $1 }
+			next
+		}
+		if (!m) { user += $2; next }
 		kern += $2
 		if (K[1] == e[1] "_[k]") sync += $2
-		else if (irq0 != "" && K[1] == irq0 "_[k]") irq += $2
+		else if (isirq[K[1]]) irq += $2
+		else if (isret[K[1]]) retpath += $2
 		else { badouter += $2; if (!firstouter) firstouter = $1 }
+		for (j = 1; j <= m && K[j] != "do_notify_resume_[k]"; j++) ;
+		if (j <= m || isret[K[1]]) exitwork += $2
 		# the path part: the outer frames on the way from the entry into getppid
 		for (j = 1; j <= m && (pos[K[j]] || isbody[K[j]]); j++) ;
 		np = j - 1
@@ -181,15 +236,23 @@ ks=$(awk -v entry="$ENTRY" -v body="$BODY" -v irq0="$IRQ0" '
 		else { badbody += $2; if (!firstbody) firstbody = $1 }
 	}
 	END {
-		printf "%d %d %d %d %d %d %d %d %d %s %s\n", user, kern, sync, irq, badouter, dispatch, inbody,
-			skipped, badbody, firstouter ? firstouter : "-", firstbody ? firstbody : "-"
+		printf "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %s %s %s %s\n", user, kern, sync, irq, retpath,
+			exitwork, badouter, dispatch, inbody, skipped, badbody, setup, edge, outside, baduser, badsys,
+			firstouter ? firstouter : "-", firstbody ? firstbody : "-", firstuser ? firstuser : "-",
+			firstsys ? firstsys : "-"
 	}' $OUT/ks.folded)
-read -r kuser kkern ksync kirq kbadouter kdisp kbody kskip kbadbody kfirstouter kfirstbody <<EOF
+read -r kuser kkern ksync kirq kret kexit kbadouter kdisp kbody kskip kbadbody ksetup kedge kout kbaduser kbadsys kfirstouter kfirstbody kfirstuser kfirstsys <<EOF
 $ks
 EOF
 kall=$(trace_count $OUT/ks.txt stack)
+[ "$kbaduser" = 0 ] || r="$r $kbaduser samples with a, b or c in their user frames but not main;a;b;c, e.g. $kfirstuser;"
+[ "$kbadsys" = 0 ] || r="$r $kbadsys samples in getppid without main;a;b;c as their user frames, e.g. $kfirstsys;"
 [ "$kbadouter" = 0 ] || r="$r $kbadouter kernel samples of c not entered from user mode, e.g. $kfirstouter;"
 [ "$kbadbody" = 0 ] || r="$r $kbadbody samples in the system call without its path as their outer frames, e.g. $kfirstbody;"
+nout=$((ksetup + kedge + kout))
+[ -n "$OUTC" ] && [ "$nout" -le $((OUTC / (STACK_P - STACK_P / 5) + 3)) ] ||
+	r="$r $nout samples outside the loop ($ksetup in main's set-up, $kedge at a call edge, $kout outside main) for its ${OUTC:-?} cycles, want $((${OUTC:-0} / (STACK_P - STACK_P / 5) + 3)) at most;"
+[ $((kexit * 8)) -le "$kkern" ] || r="$r $kexit of $kkern kernel samples in the exit work, want an eighth at most;"
 # A quarter of the kernel samples at least are in the dispatch or deeper.
 # (Many samples land in user mode at c's instruction after its svc: an
 # overflow while the kernel has interrupts masked is taken when they are
@@ -210,7 +273,7 @@ upcs=$(awk -v range="$sr" -v b=$((B)) "$HEXFN"'
 		if (r > b && r <= b + 16) print uf[1]
 	}' $OUT/ks.txt | sort -u | tr '\n' ' ')
 [ -n "$sr" ] && [ "$(echo $upcs | wc -w)" = 1 ] || r="$r user pcs of the system calls' samples from c: '$upcs' (entry ${SYNC%% *} at '$sr'), want one;"
-echo "kernel stacks: $kkern of $kall samples in the kernel under c ($ksync by ${SYNC%% *}, $kirq by ${IRQ0:-no EL0 interrupt entry}), $kdisp in the dispatch or deeper ($kbody in getppid, $kskip with a frame hidden by a prologue), $kuser in c in user mode, user pc $upcs"
+echo "kernel stacks: $kkern of $kall samples in the kernel under c ($ksync by ${SYNC%% *}, $kirq by${IRQ0:- no EL0 interrupt entry}, $kret by the return path${RET:+ ($RET)}; $kexit in the exit work), $kdisp in the dispatch or deeper ($kbody in getppid, $kskip with a frame hidden by a prologue), $kuser in c in user mode, user pc $upcs; outside the loop ($OUTC cycles): $ksetup in main's set-up, $kedge at a call edge, $kout outside main"
 echo "kernel stacks, the most frequent: $(sed 's/^.*;c;//' $OUT/ks.folded | sort -t' ' -k2 -n -r | head -n 4 | tr '\n' '|')"
 verdict arm64_callstack_kernel_syscall_path "$r"
 artifact $OUT/ks.folded folded_callchain_sys.txt
