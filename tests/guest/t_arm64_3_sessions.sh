@@ -47,7 +47,7 @@ for tok in 60001 watermarks -1 5x " 5"; do
 	dmesg | grep -qF "kpmc: monitor: wakeup='$tok': expected a delay in ms (0 to 60000) or watermark" ||
 		r="$r no dmesg line for wakeup=$tok;"
 done
-dmesg | grep -qF "kpmc: monitor: 'wakeup=': expected ring=N, ring=N,noloss, noloss, wakeup=MS or wakeup=watermark" ||
+dmesg | grep -qF "kpmc: monitor: 'wakeup=': expected ring=N, ring=N,noloss, noloss, wakeup=MS, wakeup=watermark or unprivileged" ||
 	r="$r no dmesg line for an empty wakeup=;"
 kpmc --wakeup 60001 -c pmc0 -- /bin/true >$OUT/badwake.txt 2>&1
 [ $? -eq 2 ] && grep -qF "kpmc: --wakeup '60001': want a delay in ms (0 to 60000) or watermark" $OUT/badwake.txt ||
