@@ -201,6 +201,33 @@ int kpmc_thread_stop_self(struct kpmc_thread *t)
  * number may have been reused since pid was found: the check must have
  * been of pid's task.
  */
+/*
+ * The root of the initial mount namespace, as init (pid 1 of the initial
+ * pid namespace) sees it: the idle task's may be an empty root under the
+ * real one (7.x), and init has chrooted into the real root at boot.
+ */
+static int init_root(struct path *root)
+{
+	struct task_struct *init;
+	int err = -ENXIO;
+
+	rcu_read_lock();
+	init = pid_task(find_pid_ns(1, &init_pid_ns), PIDTYPE_PID);
+	if (init)
+		get_task_struct(init);
+	rcu_read_unlock();
+	if (!init)
+		return err;
+	task_lock(init);
+	if (init->fs) {
+		get_fs_root(init->fs, root);
+		err = 0;
+	}
+	task_unlock(init);
+	put_task_struct(init);
+	return err;
+}
+
 static int may_monitor(struct pid *pid, struct task_struct *task)
 {
 	pid_t global = task_pid_nr(task);
@@ -212,9 +239,9 @@ static int may_monitor(struct pid *pid, struct task_struct *task)
 	if (!global)
 		return -ESRCH;
 	snprintf(name, sizeof(name), "proc/%d/environ", global);
-	task_lock(&init_task);
-	get_fs_root(init_task.fs, &root);
-	task_unlock(&init_task);
+	err = init_root(&root);
+	if (err)
+		return err;
 	f = kpmc_file_open_root(&root, name, O_RDONLY | O_NOFOLLOW);
 	path_put(&root);
 	if (IS_ERR(f))
