@@ -8,21 +8,6 @@
 
 #include "x86_hw.h"
 
-#ifdef __KERNEL__
-#include <linux/compiler.h>
-#else
-/* What intel_pebs.c uses of the kernel's <linux/compiler.h>, for the unit tests. */
-#ifndef barrier
-#define barrier()		__asm__ __volatile__("" ::: "memory")
-#endif
-#ifndef READ_ONCE
-#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
-#endif
-#ifndef WRITE_ONCE
-#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
-#endif
-#endif
-
 #define MSR_X86_MISC_ENABLE		0x1a0
 #define MSR_X86_PEBS_ENABLE		0x3f1
 #define MSR_X86_PEBS_LD_LAT		0x3f6

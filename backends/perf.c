@@ -110,6 +110,7 @@ struct perf_user {
 	unsigned int events;
 	struct list_head node;
 };
+
 static LIST_HEAD(perf_users);
 static unsigned int perf_user_events;
 module_param_named(perf_user_events, perf_user_events, uint, 0644);
@@ -500,6 +501,7 @@ static int perf_prepare(const struct kpmc_hw_config *hw, bool user_limited,
 	unsigned int i, n = enc->nr * nr_cpu_ids;
 	int cpu, err = 0;
 
+	/* Pairs with the release that publishes ready: every CPU has its events. */
 	if (smp_load_acquire(&enc->ready))
 		return 0;
 	/* As perf_cpu_online(): the hotplug lock, then the list's. */
@@ -600,6 +602,7 @@ static void perf_load(const struct kpmc_hw_config *hw, const u64 *start)
 	struct perf_cpu_view *v;
 	unsigned int i;
 
+	/* Pairs with the release that publishes ready: every CPU has its events. */
 	if (!smp_load_acquire(&enc->ready))
 		return;
 	v = this_cpu_ptr(enc->view);
@@ -617,6 +620,7 @@ static void perf_start(const struct kpmc_hw_config *hw)
 	struct perf_cpu_view *v;
 	unsigned int i;
 
+	/* Pairs with the release that publishes ready: every CPU has its events. */
 	if (!smp_load_acquire(&enc->ready))
 		return;
 	v = this_cpu_ptr(enc->view);
@@ -634,6 +638,7 @@ static void perf_stop(const struct kpmc_hw_config *hw)
 	struct perf_cpu_view *v;
 	unsigned int i;
 
+	/* Pairs with the release that publishes ready: every CPU has its events. */
 	if (!smp_load_acquire(&enc->ready))
 		return;
 	v = this_cpu_ptr(enc->view);
@@ -650,6 +655,7 @@ static void perf_read(const struct kpmc_hw_config *hw, u64 *raw)
 	struct perf_cpu_view *v;
 	unsigned int i;
 
+	/* Pairs with the release that publishes ready: every CPU has its events. */
 	if (!smp_load_acquire(&enc->ready)) {
 		memset(raw, 0, hw->nr * sizeof(*raw));
 		return;
@@ -664,6 +670,7 @@ static void perf_write(const struct kpmc_hw_config *hw, unsigned int index, u64 
 	struct perf_encoding *enc = hw->priv;
 	struct perf_cpu_view *v;
 
+	/* Pairs with the release that publishes ready: every CPU has its events. */
 	if (!smp_load_acquire(&enc->ready))
 		return;
 	v = this_cpu_ptr(enc->view);

@@ -12,21 +12,6 @@
 #include "kpmc/pure.h"
 #include <uapi/linux/kpmc.h>
 
-#ifdef __KERNEL__
-#include <linux/compiler.h>
-#else
-/* What perf_mem.c uses of the kernel's <linux/compiler.h>, for the unit tests. */
-#ifndef barrier
-#define barrier()		__asm__ __volatile__("" ::: "memory")
-#endif
-#ifndef READ_ONCE
-#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
-#endif
-#ifndef WRITE_ONCE
-#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
-#endif
-#endif
-
 /* One sample as perf's overflow handler sees it; has_*: the driver filled it. */
 struct kpmc_perf_mem_sample {
 	u64 ip;

@@ -441,6 +441,7 @@ int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 	 * exit now makes it idle and gives that use back.
 	 */
 	old->state = KPMC_ATTACHING;
+	old->closing = false;
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
 
 	old_conf = old->conf;
@@ -560,6 +561,15 @@ void kpmc_threads_session_closed(struct kpmc_session *s)
 	hash_for_each(kpmc_threads, bkt, t, hash) {
 		if (!t->closing)
 			continue;
+		/*
+		 * Another close's threads wait for its own grace period; a
+		 * thread that stopped by itself meanwhile is not ours any more.
+		 */
+		if (READ_ONCE(t->session) != s) {
+			if (READ_ONCE(t->state) != KPMC_ATTACHING)
+				t->closing = false;
+			continue;
+		}
 		t->closing = false;
 		/* Loaded: it runs, and its tick or switch-out detaches it. */
 		if (kpmc_thread_loaded(t))
