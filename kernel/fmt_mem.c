@@ -10,6 +10,7 @@
 #include <asm/ptrace.h>
 #include <asm/processor.h>
 
+#include "kpmc/compat.h"
 #include "kpmc/core.h"
 #include "kpmc/format.h"
 
@@ -36,11 +37,6 @@ static size_t mem_max_bytes(const void *priv)
  * A sample taken away from its interrupt (at a switch, a fold tick, a read)
  * carries no access, but still its MEM record: every EBS record has one.
  */
-/* Not an address of user space: the kernel's, whatever the architecture's split. */
-static bool beyond_user(u64 a)
-{
-	return a >= TASK_SIZE_MAX;
-}
 
 /*
  * A set that may not count kernel mode may not learn kernel addresses
@@ -49,12 +45,12 @@ static bool beyond_user(u64 a)
  */
 static void hide_kernel(struct kpmc_mem_access *a)
 {
-	if ((a->flags & KPMC_MEM_F_KERNEL) || beyond_user(a->ip)) {
+	if ((a->flags & KPMC_MEM_F_KERNEL) || kpmc_beyond_user(a->ip)) {
 		a->flags |= KPMC_MEM_F_KERNEL;
 		a->flags &= ~(KPMC_MEM_F_ADDR | KPMC_MEM_F_EXACT);
 		a->ip = 0;
 		a->addr = 0;
-	} else if (beyond_user(a->addr)) {
+	} else if (kpmc_beyond_user(a->addr)) {
 		/* A user instruction's access there faulted: no address to give. */
 		a->flags &= ~KPMC_MEM_F_ADDR;
 		a->addr = 0;

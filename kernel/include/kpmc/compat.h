@@ -234,6 +234,21 @@ static inline bool kpmc_paranoid_blocks_all(int paranoid)
 
 /* ---- an exec that raised privileges ------------------------------------ */
 
+/*
+ * Not an address of user space: the kernel's, whatever the architecture's
+ * split. arm64 before 5.11 has no TASK_SIZE_MAX: its user space ends below
+ * 1 << VA_BITS at its largest, its kernel is the top half.
+ */
+#include <linux/sched.h>
+static inline bool kpmc_beyond_user(u64 a)
+{
+#ifdef TASK_SIZE_MAX
+	return a >= TASK_SIZE_MAX;
+#else
+	return a >= BIT_ULL(VA_BITS);
+#endif
+}
+
 /* file_open_root() takes a struct path from 5.12 on. */
 #include <linux/fs.h>
 #include <linux/path.h>
