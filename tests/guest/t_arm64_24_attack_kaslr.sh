@@ -54,17 +54,20 @@ verdict arm64_attack_mem_no_kernel_address_unprivileged "$r"
 
 # The check is the set's right, not a blanket filter: root's set that counts
 # kernel mode (os0=1) gets the kernel's addresses. The loop's cycles are
-# mostly the kernel's (getppid's path; 32,910 of 50,723 samples in one run),
-# so at least the 499 samples of its user part, and at least half the
-# samples at a kernel address (the cycle counter's interrupt is exact).
+# mostly the kernel's (getppid's path: about 500 cycles a call on 6.1, 5.07e7
+# in all for 100,000 calls, of which 5e5 in user mode), so at least 200
+# samples at a period of 100,000 (a call's round trip is more than 200
+# cycles on every kernel), and at least half of them at a kernel address
+# (the cycle counter's interrupt is exact). A longer run or a shorter period
+# takes the debug kernels (lockdep, KASAN) past the guest's time limit.
 r=""
-kpmc -k 65536 -o $A/root.txt -c pmc0,os0=1,ebs0=10000,mem=1 -- "$BIN/callchain" sys 1000000 \
+kpmc -k 65536 -o $A/root.txt -c pmc0,os0=1,ebs0=100000,mem=1 -- "$BIN/callchain" sys 100000 \
 	>$A/root.out 2>&1 || r="kpmc as root failed: $(tail -n 3 $A/root.out | tr '\n' '|');"
 set -- $(mem_rows $A/root.txt)
 n=$1 kern=$2
 echo "kaslr: root, os0=1: $n mem records, $kern with a kernel address"
-[ "$n" -ge 499 ] && [ $((kern * 2)) -ge "$n" ] ||
-	r="$r root's kernel-mode set: $kern of $n MEM records at a kernel address, expected at least half of at least 499;"
+[ "$n" -ge 200 ] && [ $((kern * 2)) -ge "$n" ] ||
+	r="$r root's kernel-mode set: $kern of $n MEM records at a kernel address, expected at least half of at least 200;"
 verdict arm64_attack_mem_kernel_address_when_allowed "$r"
 echo $paranoid >$P
 rmmod kpmc
