@@ -7,6 +7,7 @@
 #define KPMC_INTEL_PEBS_H
 
 #include "x86_hw.h"
+#include "kpmc/pure_once.h"
 
 #define MSR_X86_MISC_ENABLE		0x1a0
 #define MSR_X86_PEBS_ENABLE		0x3f1

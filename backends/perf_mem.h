@@ -11,6 +11,7 @@
 
 #include "kpmc/pure.h"
 #include <uapi/linux/kpmc.h>
+#include "kpmc/pure_once.h"
 
 /* One sample as perf's overflow handler sees it; has_*: the driver filled it. */
 struct kpmc_perf_mem_sample {

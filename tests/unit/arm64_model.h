@@ -35,8 +35,13 @@
 typedef enum { IRQ_NONE = 0, IRQ_HANDLED = 1 } irqreturn_t;
 #define BIT(n)		(1UL << (n))
 #define BIT_ULL(n)	(1ULL << (n))
+/* pure.h may have given them already. */
+#ifndef READ_ONCE
 #define READ_ONCE(x)	(*(volatile __typeof__(x) *)&(x))
+#endif
+#ifndef WRITE_ONCE
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+#endif
 #define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define unlikely(x)	__builtin_expect(!!(x), 0)

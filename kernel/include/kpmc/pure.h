@@ -12,7 +12,6 @@
 #include <linux/errno.h>
 #include <linux/string.h>
 #include <linux/kernel.h>
-#include <linux/compiler.h>
 #else
 #include <stdint.h>
 #include <stddef.h>
@@ -26,16 +25,6 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#endif
-/* What the pure files use of the kernel's <linux/compiler.h>, for the unit tests. */
-#ifndef barrier
-#define barrier()		__asm__ __volatile__("" ::: "memory")
-#endif
-#ifndef READ_ONCE
-#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
-#endif
-#ifndef WRITE_ONCE
-#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 #endif
 #endif
 
