@@ -35,7 +35,8 @@ load
 r=""
 "$BIN/nofork" >$OUT/nofork.txt 2>&1 || r="nofork failed: $(cat $OUT/nofork.txt);"
 cat $OUT/nofork.txt
-grep -q '^nofork dofork self=EINVAL ctrl=EINVAL data=EINVAL child self=0 ring=0$' $OUT/nofork.txt ||
+# (The patched debug kernels are built without madvise: ENOSYS, errno 38.)
+grep -Eq '^nofork dofork self=(EINVAL|errno38) ctrl=(EINVAL|errno38) data=(EINVAL|errno38) child self=0 ring=0$' $OUT/nofork.txt ||
 	r="$r MADV_DOFORK accepted, or a mapping inherited by the child;"
 verdict kpmc_mappings_not_inheritable "$r"
 rmmod kpmc
