@@ -115,6 +115,7 @@ int kpmc_thread_start_self(struct kpmc_thread *t)
 	old = t->session;
 	local_irq_save(flags);
 	t->session = s;
+	kpmc_thread_set_ids(t, current);
 	t->owner_capable = kpmc_session_capable(s);
 	t->stop_requested = false;
 	t->detach_why = 0;
@@ -351,6 +352,7 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 	refcount_inc(&owner->conf->ref);
 	t->conf = owner->conf;
 	t->session = s;
+	kpmc_thread_set_ids(t, task);
 	err = kpmc_thread_insert(t, task);
 	up_read(&task->signal->exec_update_lock);
 	mmput(mm);

@@ -143,8 +143,8 @@ static void emit_regs(struct kpmc_thread *t, enum kpmc_record_kind kind, struct 
 	rec->set = t->set;
 	if (kind == KPMC_REC_EBS)
 		rec->period = t->sampling_period;
-	rec->pid = t->pid;
-	rec->tid = t->tid;
+	rec->pid = t->rec_pid;
+	rec->tid = t->rec_tid;
 	rec->nsample = ++t->nsample;
 	rec->uncounted_mask = t->uncounted & rec->counter_mask;
 	t->uncounted = 0;

@@ -73,7 +73,7 @@ static bool write_page(struct kpmc_cpu *c, struct kpmc_thread *t, struct kpmc_se
 
 	WRITE_ONCE(p->seq, p->seq + 1);
 	smp_wmb();
-	p->tid = t->tid;
+	p->tid = t->own_tid;
 	p->nr = 0;
 	/* The lean entries of the counters the page named before: unreadable. */
 	for (i = 0; old && i < KPMC_MAX_COUNTERS; i++)

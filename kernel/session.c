@@ -12,6 +12,7 @@
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 #include <linux/moduleparam.h>
@@ -341,6 +342,15 @@ bool kpmc_session_capable(const struct kpmc_session *s)
 	return !READ_ONCE(s->unprivileged) && perfmon_capable();
 }
 
+/*
+ * The pid namespace its records' numbers are in: its opener's, as perf
+ * uses the event creator's. The owner group's pid holds it.
+ */
+struct pid_namespace *kpmc_session_pid_ns(const struct kpmc_session *s)
+{
+	return ns_of_pid(s->owner_group);
+}
+
 void kpmc_session_reader(struct kpmc_session *s)
 {
 	struct pid *me = task_tgid(current), *old;
@@ -482,7 +492,9 @@ static bool noloss_may_wait(struct kpmc_session *s, u32 tid)
 
 	struct pid *group = task_tgid(current);
 
-	return tid && tid == (u32)current->pid && !in_nmi() && regs && user_mode(regs) &&
+	/* tid: the record's, in the session's pid namespace. */
+	return tid && tid == (u32)task_pid_nr_ns(current, kpmc_session_pid_ns(s)) &&
+	       !in_nmi() && regs && user_mode(regs) &&
 	       !(current->flags & (PF_KTHREAD | PF_EXITING)) &&
 	       group != s->owner_group && group != s->reader_group;
 }

@@ -18,6 +18,7 @@
 #include <linux/sched/task.h>
 #include <linux/capability.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 
 #include "kpmc/compat.h"
 #include "kpmc/core.h"
@@ -58,13 +59,32 @@ void kpmc_thread_free_rcu(struct rcu_head *head)
 	atomic_dec(&kpmc_threads_live);
 }
 
+/*
+ * t's numbers, again whenever its session or task's may have changed (a
+ * non-leader's exec makes it the leader): global ones for the kernel side;
+ * for its records, those of its session's pid namespace (a reader in a
+ * container sees its own numbers, never the host's); for its self page,
+ * its own namespace's (what gettid() says).
+ */
+void kpmc_thread_set_ids(struct kpmc_thread *t, struct task_struct *task)
+{
+	struct pid_namespace *ns = t->session ? kpmc_session_pid_ns(t->session) : &init_pid_ns;
+
+	t->pid = task_tgid_nr(task);
+	t->tid = task_pid_nr(task);
+	t->rec_pid = task_tgid_nr_ns(task, ns);
+	t->rec_tid = task_pid_nr_ns(task, ns);
+	rcu_read_lock();
+	t->own_tid = task_pid_nr_ns(task, task_active_pid_ns(task));
+	rcu_read_unlock();
+}
+
 /* t: zeroed memory for a thread state, to be task's. */
 static struct kpmc_thread *init_thread(struct kpmc_thread *t, struct task_struct *task)
 {
 	atomic_inc(&kpmc_threads_live);
 	t->task = task;
-	t->pid = task_tgid_nr(task);
-	t->tid = task_pid_nr(task);
+	kpmc_thread_set_ids(t, task);
 	t->state = KPMC_IDLE;
 	return t;
 }
@@ -207,6 +227,7 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 	t->owner_capable = capable;
 	t->conf = conf;
 	t->session = session;
+	kpmc_thread_set_ids(t, child);
 
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
 	/*
@@ -244,10 +265,8 @@ void kpmc_hook_exec(struct task_struct *task, bool unreadable)
 	 * state changes wins.
 	 */
 	/* exec may have made a non-leader thread the leader: every state's records say so. */
-	if (t) {
-		t->pid = task_tgid_nr(task);
-		t->tid = task_pid_nr(task);
-	}
+	if (t)
+		kpmc_thread_set_ids(t, task);
 	armed = t && READ_ONCE(t->state) == KPMC_ARMED_EXEC &&
 		cmpxchg(&t->state, KPMC_ARMED_EXEC, KPMC_COUNTING) == KPMC_ARMED_EXEC;
 	/*
@@ -453,8 +472,7 @@ int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 	t->state = KPMC_IDLE;
 	old->owner_capable = t->owner_capable;
 	/* Its numbers may have changed since it was set up (a non-leader's exec). */
-	old->pid = task_tgid_nr(task);
-	old->tid = task_pid_nr(task);
+	kpmc_thread_set_ids(old, task);
 	old->stop_requested = false;
 	old->detach_why = 0;
 	old->set = 0;

@@ -10,7 +10,13 @@
  * exec, detached and killed;
  * short-lived threads with their own sessions, left open for the worker to
  * close; the self page mapped; and, as root, monitoring modules switched
- * and system-wide monitoring turned on and off. Each worker draws from its own
+ * and system-wide monitoring turned on and off. Attacks among them:
+ * children of the uid 1000 workers exec'ing a setuid-root copy of the
+ * fuzzer while being attached; attaches from a child's own user and mount
+ * namespaces with its /proc replaced (to anything outside them they must
+ * fail: one that succeeds fails the run); no-loss waits while the reader
+ * maps and unmaps the ring or closes the session; the sampling-format
+ * module loaded and unloaded under sessions that use it. Each worker draws from its own
  * generator seeded by (SEED, worker), so a run is reproducible up to the
  * interleaving. Errors the kernel returns are the point and are only
  * tallied; what fails the run is the fuzzer's own trouble: EFAULT, a
@@ -20,6 +26,7 @@
  * all refused tests nothing of attach), then "kpmc_fuzz: seed S ops N
  * seconds T ..." at the end.
  */
+#define _GNU_SOURCE	/* unshare(), CLONE_NEWUSER */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -30,7 +37,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,13 +53,26 @@
 
 #define MAX_CHILDREN 4
 
+/* A setuid-root copy of the fuzzer (made when run as root): exec'ed by children being attached. */
+#define SETUID_COPY "/tmp/kpmc_fuzz_setuid"
+/* The sampling-format module the guest root carries (t_common_formats.sh). */
+#define FORMAT_KO "/kpmc_fmt_example.ko"
+#define FORMAT_NAME "kpmc_fmt_example"
+
+#if defined(__aarch64__)
+#define SAMPLING_EVENT "0x8"
+#else
+#define SAMPLING_EVENT "0x100000000"
+#endif
+
 /* What the workers did, per operation: in memory shared by all of them. */
 static const char *const op_names[] = {
 	"config", "monitor-open", "monitor-close", "monitor-poll", "monitor-read", "monitor-ring",
 	"enable-1", "enable-0", "self-open", "self-read", "self-mmap", "self-munmap",
 	"child-fork", "attach", "attach-exec", "detach", "system-wide", "mm_manager",
 	"file-read", "thread", "thread-session", "thread-enable", "ring-mmap-control", "ring-mmap-data",
-	"monitor-unprivileged",
+	"monitor-unprivileged", "userns-attach", "userns-attach-own", "exec-setuid", "noloss-remap",
+	"noloss-close", "format-load", "format-unload",
 };
 #define NR_OP_NAMES (sizeof(op_names) / sizeof(op_names[0]))
 static unsigned long (*op_stats)[2];	/* [name]: calls, accepted */
@@ -180,6 +205,12 @@ static size_t gen_config(struct worker *w, char *out, size_t len)
 		/* Memory sampling: its records from the overflow interrupt, decoded user code. */
 		if (pick(w, 4) == 0 && (!clean || ebs)) {
 			n += (size_t)snprintf(out + n, len - n, ",mem=%u", clean ? 1 : pick(w, 3));
+		} else if (pick(w, 8) == 0 && (!clean || ebs || tbs)) {
+			/* The format module's records (when the root workers have it loaded). */
+			n += (size_t)snprintf(out + n, len - n, ",fmt=example");
+			if (pick(w, 2))
+				n += (size_t)snprintf(out + n, len - n, ",fmt.pad=%u",
+						      clean ? pick(w, 2001) : pick(w, 2100));
 		} else if (pick(w, 4) == 0 && (!clean || ebs || tbs)) {
 			/* Call stacks: kernel frames from the unwinder, user frames from any stack. */
 			static const char *const stacks[] = { "kernel", "user", "both", "none" };
@@ -391,6 +422,14 @@ static void child_main(struct worker *w)
 		waitpid(g, NULL, 0);
 	if (pick(w, 3) == 0) {
 		snprintf(arg, sizeof(arg), "%llu", (unsigned long long)(100000 + next(w) % 1000000));
+		/*
+		 * Half the time the setuid-root copy: an exec that must end the
+		 * counting of a user's session, racing the worker's attach.
+		 */
+		if (pick(w, 2) && access(SETUID_COPY, X_OK) == 0) {
+			note(w, "exec-setuid", 0);
+			execl(SETUID_COPY, "kpmc_fuzz", "-E", arg, (char *)NULL);
+		}
 		execl("/proc/self/exe", "kpmc_fuzz", "-E", arg, (char *)NULL);
 	}
 	_exit(0);
@@ -492,6 +531,197 @@ static void op_thread(struct worker *w)
 	w->thread_running = 1;
 }
 
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * A child in its own user and mount namespaces (as root inside them) tries
+ * to attach: to a process outside them, which the kernel must refuse
+ * whatever the child did to its /proc (a tmpfs over it; TARGET/mem and
+ * TARGET/environ made links to its own files, to an nsfs file, to another
+ * procfs file, a fifo, a directory), or to a child of its own, which it may. An
+ * attach to an outside process that succeeds fails the run. Exit status
+ * 10: no unprivileged user namespaces in this kernel.
+ */
+static int userns_child(struct worker *w, pid_t target)
+{
+	static const char *const links[] = { "/tmp/p/self/mem", "/tmp/p/self/ns/net", "/tmp/p/kpmc/info",
+					     "/tmp/p/1/environ", "/dev/null", "/nonexistent" };
+	static const char sampling[] = "pmc1=" SAMPLING_EVENT ",tbs=10";
+	int own = target == 0, cfg, en, mon, trick;
+	char req[48], dir[48], path[80], outer_uid[32], outer_gid[32];
+	ssize_t rc;
+
+	snprintf(outer_uid, sizeof(outer_uid), "0 %u 1", (unsigned int)getuid());
+	snprintf(outer_gid, sizeof(outer_gid), "0 %u 1", (unsigned int)getgid());
+	mon = open("/proc/kpmc/monitor", O_RDWR | O_NONBLOCK);
+	cfg = open("/proc/kpmc/config", O_WRONLY);
+	en = open("/proc/kpmc/enable", O_WRONLY);
+	if (cfg < 0 || en < 0)
+		return 11;
+	if (write(cfg, sampling, strlen(sampling)) < 0)
+		return 12;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return 10;
+	/* Root inside, as unshare -Urm makes it: the mount tricks need it. */
+	if (write_file("/proc/self/setgroups", "deny") ||
+	    write_file("/proc/self/uid_map", outer_uid) || write_file("/proc/self/gid_map", outer_gid))
+		return 15;
+	/* Its own: a spinner started inside the namespaces (itself it would enable with "1"). */
+	if (own) {
+		target = fork();
+		if (target == 0) {
+			spin(20000 + next(w) % 200000);
+			_exit(0);
+		}
+		if (target < 0)
+			return 14;
+	}
+	trick = pick(w, 4);
+	if (trick && !mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) &&
+	    !mount("none", "/tmp", "tmpfs", 0, NULL) && !mkdir("/tmp/p", 0700) &&
+	    !mount("/proc", "/tmp/p", NULL, MS_BIND | MS_REC, NULL) &&
+	    !mount("none", "/proc", "tmpfs", 0, NULL)) {
+		snprintf(dir, sizeof(dir), "/proc/%d", target);
+		mkdir(dir, 0755);
+		snprintf(path, sizeof(path), "%s/mem", dir);
+		if (trick == 1)
+			mkfifo(path, 0600);
+		else if (trick == 2)
+			mkdir(path, 0700);
+		else if (symlink(links[pick(w, 6)], path) < 0)
+			return 13;
+		snprintf(path, sizeof(path), "%s/environ", dir);
+		if (symlink(links[pick(w, 6)], path) < 0)
+			return 13;
+	}
+	snprintf(req, sizeof(req), "pid=%d", target);
+	rc = write(en, req, strlen(req));
+	note(w, own ? "userns-attach-own" : "userns-attach", rc);
+	if (rc >= 0 && !own)
+		fprintf(stderr, "kpmc_fuzz: SECURITY: attach to pid %d from a user namespace accepted\n",
+			target);
+	if (own)
+		waitpid(target, NULL, 0);
+	if (mon >= 0)
+		close(mon);
+	return 0;
+}
+
+static void op_userns(struct worker *w)
+{
+	unsigned int i = pick(w, MAX_CHILDREN);
+	pid_t target = 0, c;
+	int status;
+
+	switch (pick(w, 4)) {
+	case 0:
+		target = w->child[i] > 0 ? w->child[i] : 1;
+		break;
+	case 1:
+		target = getpid();
+		break;
+	case 2:
+		target = 1;
+		break;
+	}
+	c = fork();
+	if (c == 0)
+		_exit(userns_child(w, target));
+	if (c < 0 || waitpid(c, &status, 0) != c)
+		return;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 10)
+		__atomic_store_n(&op_stats[NR_OP_NAMES][0], 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * No-loss waits under a reader that maps and unmaps the ring: a child,
+ * attached to the worker's session with a ring of 8 records and no-loss
+ * mode, samples until it must wait; meanwhile the worker maps the ring,
+ * sometimes consumes, unmaps, and then kills the child or closes the
+ * session under it.
+ */
+static void op_noloss(struct worker *w)
+{
+	static const char cfg[] = "pmc1=" SAMPLING_EVENT
+#if defined(__aarch64__)
+		",ebs1=20000";
+#else
+		",tbs=1";
+#endif
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned int i = pick(w, MAX_CHILDREN), k;
+	char buf[48];
+
+	if (w->monitor < 0)
+		return op_monitor_open(w);
+	note(w, "monitor-ring", write(w->monitor, "ring=8,noloss", 13));
+	put(w, "config", "config", cfg, sizeof(cfg) - 1);
+	reap(w, i);
+	w->child[i] = fork();
+	if (w->child[i] == 0) {
+		spin(200000 + next(w) % 2000000);
+		_exit(0);
+	}
+	note(w, "child-fork", w->child[i]);
+	if (w->child[i] < 0)
+		return;
+	snprintf(buf, sizeof(buf), "pid=%d", w->child[i]);
+	put(w, "attach", "enable", buf, strlen(buf));
+	for (k = 0; k < 4; k++) {
+		struct kpmc_ring_control *ctl;
+		void *data;
+
+		usleep(1000 * (1 + pick(w, 5)));
+		ctl = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED, w->monitor, 0);
+		data = mmap(NULL, (size_t)pg, PROT_READ, MAP_SHARED, w->monitor, pg);
+		note(w, "noloss-remap", ctl == MAP_FAILED || data == MAP_FAILED ? -1 : 0);
+		if (ctl != MAP_FAILED) {
+			if (pick(w, 2))
+				__atomic_store_n(&ctl->data_tail,
+						 __atomic_load_n(&ctl->data_head, __ATOMIC_ACQUIRE),
+						 __ATOMIC_RELEASE);
+			munmap(ctl, (size_t)pg);
+		}
+		if (data != MAP_FAILED)
+			munmap(data, (size_t)pg);
+	}
+	if (pick(w, 3) == 0) {
+		note(w, "noloss-close", close(w->monitor));
+		w->monitor = -1;
+	}
+	reap(w, i);
+}
+
+/* Sampling-format modules loaded and unloaded under sessions that use them (root). */
+static void op_format(struct worker *w)
+{
+	int fd;
+
+	if (!w->root)
+		return op_config(w);
+	if (pick(w, 2)) {
+		note(w, "format-unload", syscall(SYS_delete_module, FORMAT_NAME, O_NONBLOCK));
+		return;
+	}
+	fd = open(FORMAT_KO, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		note(w, "format-load", -1);
+		return;
+	}
+	/* EEXIST (loaded already) counts as refused. */
+	note(w, "format-load", syscall(SYS_finit_module, fd, "", 0));
+	close(fd);
+}
+
 static void op_root(struct worker *w)
 {
 	char buf[32];
@@ -528,6 +758,7 @@ static const struct {
 } ops[] = {
 	{ op_config, 6 }, { op_monitor_open, 3 }, { op_monitor_io, 6 }, { op_enable, 5 },
 	{ op_self, 3 }, { op_child, 6 }, { op_root, 2 }, { op_read_files, 2 }, { op_thread, 2 },
+	{ op_userns, 1 }, { op_noloss, 1 }, { op_format, 1 },
 };
 
 static void on_alarm(int sig)
@@ -573,6 +804,33 @@ static int run_worker(struct worker *w, unsigned long nops)
 	return w->efault ? 4 : 0;
 }
 
+/* A root-owned, setuid copy of this program: a child's exec then changes its credentials. */
+static int make_setuid_copy(void)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open("/proc/self/exe", O_RDONLY), out;
+
+	unlink(SETUID_COPY);
+	out = open(SETUID_COPY, O_WRONLY | O_CREAT | O_EXCL, 0700);
+	if (in < 0 || out < 0) {
+		perror("kpmc_fuzz: " SETUID_COPY);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, (size_t)n) != n) {
+			perror("kpmc_fuzz: " SETUID_COPY);
+			return -1;
+		}
+	}
+	close(in);
+	if (n < 0 || fchown(out, 0, 0) || fchmod(out, 04755) || close(out)) {
+		perror("kpmc_fuzz: " SETUID_COPY);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long seed = 1, nops = 1000;
@@ -585,7 +843,8 @@ int main(int argc, char **argv)
 		spin(strtoull(argv[2], NULL, 0) | 1);
 		return 0;
 	}
-	op_stats = mmap(NULL, sizeof(*op_stats) * NR_OP_NAMES, PROT_READ | PROT_WRITE,
+	/* One slot more than the names: [NR_OP_NAMES][0] set when user namespaces are refused. */
+	op_stats = mmap(NULL, sizeof(*op_stats) * (NR_OP_NAMES + 1), PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (op_stats == MAP_FAILED) {
 		perror("kpmc_fuzz: mmap");
@@ -606,6 +865,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kpmc_fuzz: 1 to 64 workers\n");
 		return 2;
 	}
+	/* As root: the setuid-root copy that the children of the uid 1000 workers exec. */
+	if (geteuid() == 0 && make_setuid_copy())
+		return 2;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < workers; i++) {
 		pid[i] = fork();
@@ -614,7 +876,13 @@ int main(int argc, char **argv)
 
 			w.rng = (seed + 1) * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(i + 1) * 0xBF58476D1CE4E5B9ULL;
 			w.root = geteuid() == 0 && !(i & 1);
-			if (geteuid() == 0 && !w.root && (setgid(1000) || setuid(1000))) {
+			/*
+			 * Dumpable again after the change of uid (which cleared it), as a
+			 * user's own process is: else its children would be attachable by
+			 * no one but root, and its /proc/self/uid_map unwritable.
+			 */
+			if (geteuid() == 0 && !w.root &&
+			    (setgid(1000) || setuid(1000) || prctl(PR_SET_DUMPABLE, 1))) {
 				perror("kpmc_fuzz: setuid");
 				_exit(1);
 			}
@@ -628,6 +896,23 @@ int main(int argc, char **argv)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* No format module left behind (kpmc could not be unloaded after the run). */
+	for (i = 0; geteuid() == 0 && i < 100; i++) {
+		if (syscall(SYS_delete_module, FORMAT_NAME, O_NONBLOCK) < 0 && errno == ENOENT)
+			break;
+		usleep(100000);
+	}
+	unlink(SETUID_COPY);
+	for (i = 0; i < (int)NR_OP_NAMES; i++) {
+		/* The kernel's ptrace rule: nothing outside a user namespace is attachable from it. */
+		if (!strcmp(op_names[i], "userns-attach") && op_stats[i][1]) {
+			fprintf(stderr, "kpmc_fuzz: %lu attaches from a user namespace to a process outside it accepted\n",
+				op_stats[i][1]);
+			bad = 1;
+		}
+	}
+	if (op_stats[NR_OP_NAMES][0])
+		printf("kpmc_fuzz: no user namespaces for unprivileged users in this kernel\n");
 	for (i = 0; i < (int)NR_OP_NAMES; i++)
 		printf("kpmc_fuzz: op %s calls %lu accepted %lu\n", op_names[i], op_stats[i][0],
 		       op_stats[i][1]);

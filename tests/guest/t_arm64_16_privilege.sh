@@ -101,6 +101,25 @@ else
 fi
 verdict arm64_privilege_attach_pidns "$r"
 
+# Records carry the numbers of the session opener's pid namespace, as
+# perf's do: a kpmc in a container sees its own pids and tids (the ones its
+# /proc shows), never the host's.
+r=""
+if unshare -m -p -f true 2>/dev/null; then
+	unshare -m -p -f sh -c "mount -t proc proc /proc && kpmc --csv -T 0.01 -c $CFGU -- sh -c 'echo inner=\$\$; exec $BIN/loop 50000000'" \
+		>$OUT/nsrec.txt 2>&1
+	inner=$(sed -n 's/^inner=//p' $OUT/nsrec.txt)
+	rows=$(grep -cE '^[0-9]+,[0-9]+,[0-9]+,' $OUT/nsrec.txt)
+	other=$(grep -E '^[0-9]+,[0-9]+,[0-9]+,' $OUT/nsrec.txt | awk -F, -v p="$inner" '$2 != p || $3 != p' | head -n 1)
+	[ -n "$inner" ] && [ "$inner" -lt 10 ] || r="the program's pid in its namespace: '$inner' (want < 10);"
+	[ "$rows" -ge 5 ] || r="$r $rows records (want >= 5);"
+	[ -z "$other" ] || r="$r a record with other numbers than the namespace's $inner: $other;"
+	echo "pid namespace: the program is $inner there, $rows records, first: $(grep -m1 -E '^[0-9]+,' $OUT/nsrec.txt)"
+else
+	echo "privilege: no pid namespaces in this kernel: the record numbers cannot be checked"
+fi
+verdict arm64_privilege_record_pids_of_reader_namespace "$r"
+
 # Limits without CAP_PERFMON: ring memory per user, sessions per user.
 r=""
 $U kpmc -k 1048576 -A -c "$CFGU" -- "$BIN/loop" 1000 >$OUT/ring.txt 2>&1 && r="a 256 MiB ring for a user;"

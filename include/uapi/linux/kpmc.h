@@ -183,6 +183,7 @@ struct kpmc_record {
 	__u8 kind;		/* enum kpmc_record_kind */
 	__u8 set;		/* event set (PMCTrack's expid) the counts belong to */
 	__u16 cpu;		/* CPU the thread was on when the record was taken */
+	/* In the pid namespace of the session's opener (0: not in it), as perf's. */
 	__u32 pid;		/* thread group id */
 	__u32 tid;		/* thread id */
 	__u32 counter_mask;	/* bit N set: counts[N] holds pmcN */
@@ -283,7 +284,7 @@ struct kpmc_self_page {
 	__u32 seq;		/* odd: being rewritten */
 	__u32 version;		/* KPMC_PAGE_VERSION */
 	__u32 flags;		/* KPMC_PAGE_* */
-	__u32 tid;		/* the thread this page is for */
+	__u32 tid;		/* the thread this page is for (its gettid()) */
 	__u32 counter_mask;	/* as in struct kpmc_self_counts */
 	__u32 set;
 	__u32 nr;		/* entries of ctr[] in use */

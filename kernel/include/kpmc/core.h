@@ -115,7 +115,13 @@ enum kpmc_thread_state {
 struct kpmc_thread {
 	struct hlist_node hash;
 	struct task_struct *task;	/* key; state is dropped at the task's exit */
-	pid_t pid, tid;
+	pid_t pid, tid;			/* global: what the kernel side matches on */
+	/*
+	 * What readers see, as perf gives it: its records' numbers in the pid
+	 * namespace of its session's opener (0 where it is not in it), its
+	 * self page's in its own (kpmc_thread_set_ids()).
+	 */
+	pid_t rec_pid, rec_tid, own_tid;
 	enum kpmc_thread_state state;
 	struct kpmc_shared_config *conf;	/* what it counts; NULL until configured */
 	/* Where its records go, while not idle; NULL: monitored for the kernel (kernel_api.c). */
@@ -344,6 +350,7 @@ bool kpmc_session_tryget(struct kpmc_session *s);
 void kpmc_session_close(struct kpmc_session *s);
 /* Process context, the owner's: may what s's owner monitors be counted as CAP_PERFMON's? */
 bool kpmc_session_capable(const struct kpmc_session *s);
+struct pid_namespace *kpmc_session_pid_ns(const struct kpmc_session *s);
 /* Process context: the calling thread reads s (read, poll, mmap): its group never waits on s. */
 void kpmc_session_reader(struct kpmc_session *s);
 void kpmc_session_stats(struct kpmc_session *s, u64 *used, u64 *dropped);

@@ -17,6 +17,7 @@ struct kpmc_thread *kpmc_thread_alloc(struct task_struct *task, gfp_t gfp);
 /* Frees t (an RCU callback, or directly for one never published). */
 void kpmc_thread_free_rcu(struct rcu_head *head);
 int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task);
+void kpmc_thread_set_ids(struct kpmc_thread *t, struct task_struct *task);
 
 /* The set t counts now: its configuration, encoding and generation. */
 static inline const struct kpmc_config *tcfg(const struct kpmc_thread *t)
