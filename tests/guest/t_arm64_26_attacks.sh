@@ -106,6 +106,62 @@ lost=$(sed -n 's/.* lost=\([0-9]*\)$/\1/p' $OUT/reader.txt)
 echo "attacks: no-loss reader thread: $(cat $OUT/reader.txt)"
 verdict arm64_attack_noloss_reader_thread_never_waits_on_itself "$r"
 
+noloss_field() { sed -n "s/^noloss:.* $1 \([0-9]*\).*/\1/p" /proc/kpmc/info; }
+
+# No-loss mode: holding the session's file is not reading it. The opener
+# exits at once, without reading; its child, attached, inherited the file
+# and spins 10 million instructions (500 samples, a 64-record ring). Nobody
+# will read: the child must run to its end (its overflow counted lost),
+# never wait for a reader that is gone.
+r=""
+q0=$(noloss_field queued)
+$U "$BIN/kpmcattack" inherit 5000000 >$OUT/inherit.txt 2>&1
+child=$(sed -n 's/.*inherit child=\([0-9]*\).*/\1/p' $OUT/inherit.txt)
+i=0
+while [ -n "$child" ] && kill -0 "$child" 2>/dev/null && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+q1=$(noloss_field queued)
+[ -n "$child" ] || r="no child: $(cat $OUT/inherit.txt);"
+if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
+	r="$r the child still waits 30 s after its reader's exit ($(grep '^noloss' /proc/kpmc/info));"
+	kill -9 "$child"
+fi
+[ "$q1" -gt "$q0" ] || r="$r no no-loss wait was due (queued $q0 -> $q1): the test staged nothing;"
+echo "attacks: no-loss, file inherited: child gone after $((i / 10)).$((i % 10)) s, waits queued $q0 -> $q1"
+verdict arm64_attack_noloss_inherited_file_is_not_a_reader "$r"
+
+# No-loss mode beside io_uring: each io_uring completion is task work that
+# makes a signal look pending (TIF_NOTIFY_SIGNAL). The attached child queues
+# 64 timeouts 10 ms apart, then spins 10 million instructions (500 samples)
+# while its reader reads every 200 ms: it must wait out every full ring
+# (no record lost, no wait ended as "signal"), as without io_uring.
+r=""
+d=/proc/sys/kernel/io_uring_disabled
+ud=$(cat $d 2>/dev/null || echo 0)
+[ -e $d ] && echo 0 >$d
+s0=$(noloss_field signal); w0=$(noloss_field waits)
+$U "$BIN/kpmcattack" uring 5000000 >$OUT/uring.txt 2>&1
+s1=$(noloss_field signal); w1=$(noloss_field waits)
+[ -e $d ] && echo "$ud" >$d
+smp=$(sed -n 's/.*uring samples=\([0-9]*\) .*/\1/p' $OUT/uring.txt)
+lost=$(sed -n 's/.*uring samples=.* lost=\([0-9]*\)$/\1/p' $OUT/uring.txt)
+echo "attacks: no-loss beside io_uring: $(cat $OUT/uring.txt); waits $w0 -> $w1, ended by a signal $s0 -> $s1"
+case $(uname -r) in
+5.10.*)
+	# Before 5.11 io_uring's task work raises a real pending signal
+	# (TIF_SIGPENDING): a wait there ends as any signal ends it.
+	[ -n "$smp" ] || r="$(cat $OUT/uring.txt);"
+	echo "attacks: 5.10: io_uring task work is a signal here; no-loss ends at it" ;;
+*)
+	[ "${smp:-0}" -ge 490 ] || r="$(cat $OUT/uring.txt) (want >= 490 samples);"
+	[ "${lost:-1}" = 0 ] || r="$r $lost records lost;"
+	[ "$s1" = "$s0" ] || r="$r $((s1 - s0)) waits ended as by a signal;"
+	[ "$w1" -gt "$w0" ] || r="$r no wait began: the test staged nothing;" ;;
+esac
+verdict arm64_attack_noloss_survives_io_uring_task_work "$r"
+
 # A counted thread that is not its process's leader execs: exec gives it
 # the process's number, and its records say so (they kept the dead thread's
 # number, so a reader charged them to no process). Its count is the loop's

@@ -29,6 +29,18 @@
  *	PROGRAM ARG: exec makes it the leader, with the process's number.
  *	Prints "kpmcattack nlexec child=C thread=T exit_pid=P exit_tid=X
  *	instructions=I" from the EXIT record of the exec'd program.
+ *   kpmcattack inherit ITERATIONS
+ *	No-loss mode (ring=64,noloss, cycle-counter EBS every 20,000), a
+ *	child attached that inherited the session's file and spins
+ *	ITERATIONS; the program exits at once without reading: "kpmcattack
+ *	inherit child=C". Nobody reads: the child must not wait for a reader
+ *	on the strength of holding the file.
+ *   kpmcattack uring ITERATIONS
+ *	The same session; the attached child first queues 64 io_uring
+ *	timeouts (10 ms apart: each completion is task work that makes a
+ *	signal look pending), then spins ITERATIONS; the program reads every
+ *	200 ms until the child ends: "kpmcattack uring samples=S lost=L"
+ *	(or "uring=-1 errno=E").
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,6 +50,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/io_uring.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -291,6 +305,128 @@ static int nlexec(char **argv)
 	return 0;
 }
 
+/* A no-loss session with cycle-counter EBS and a child attached, held at go_pipe. */
+static pid_t noloss_child(int *fd)
+{
+	char req[32];
+	pid_t child;
+	char c;
+
+	*fd = open_monitor();
+	if (*fd < 0 || put_at(*fd, "monitor", "ring=64,noloss") ||
+	    put_at(-1, "config", "pmc0,ebs0=20000") || pipe(go_pipe))
+		return -1;
+	child = fork();
+	if (child == 0) {
+		if (read(go_pipe[0], &c, 1) != 1)
+			_exit(3);
+		return 0;
+	}
+	snprintf(req, sizeof(req), "pid=%d", (int)child);
+	if (child < 0 || put_at(-1, "enable", req))
+		return -1;
+	return child;
+}
+
+static int inherit(unsigned long iterations)
+{
+	pid_t child;
+	int fd;
+
+	child = noloss_child(&fd);
+	if (child < 0) {
+		printf("kpmcattack inherit=-1 errno=%d\n", errno);
+		return 1;
+	}
+	if (child == 0) {
+		spin(iterations);
+		_exit(0);
+	}
+	printf("kpmcattack inherit child=%d\n", (int)child);
+	if (write(go_pipe[1], "g", 1) != 1)
+		return 1;
+	return 0;
+}
+
+/* 64 io_uring timeouts, 10 ms apart, queued and left to complete. */
+static int uring_timeouts(void)
+{
+	static struct __kernel_timespec ts[64];
+	struct io_uring_params p = { 0 };
+	struct io_uring_sqe *sqes;
+	unsigned int *tail, *array, i;
+	char *sq;
+	int fd = (int)syscall(__NR_io_uring_setup, 64, &p);
+
+	if (fd < 0)
+		return -1;
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned int), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQ_RING);
+	sqes = mmap(NULL, p.sq_entries * sizeof(*sqes), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		    fd, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || sqes == MAP_FAILED)
+		return -1;
+	tail = (unsigned int *)(sq + p.sq_off.tail);
+	array = (unsigned int *)(sq + p.sq_off.array);
+	for (i = 0; i < 64; i++) {
+		ts[i].tv_nsec = (long long)(i + 1) * 10000000;
+		ts[i].tv_sec = ts[i].tv_nsec / 1000000000;
+		ts[i].tv_nsec %= 1000000000;
+		memset(&sqes[i], 0, sizeof(sqes[i]));
+		sqes[i].opcode = IORING_OP_TIMEOUT;
+		sqes[i].fd = -1;
+		sqes[i].addr = (unsigned long)&ts[i];
+		sqes[i].len = 1;
+		sqes[i].user_data = i;
+		array[i] = i;
+	}
+	__atomic_store_n(tail, *tail + 64, __ATOMIC_RELEASE);
+	return syscall(__NR_io_uring_enter, fd, 64, 0, 0, NULL, 0) == 64 ? 0 : -1;
+}
+
+static int uring(unsigned long iterations)
+{
+	struct kpmc_record rec[64];
+	unsigned long long samples = 0, lost = 0;
+	pid_t child;
+	int fd, status, done = 0;
+
+	child = noloss_child(&fd);
+	if (child < 0) {
+		printf("kpmcattack uring=-1 errno=%d\n", errno);
+		return 1;
+	}
+	if (child == 0) {
+		if (uring_timeouts())
+			_exit(4);
+		spin(iterations);
+		_exit(0);
+	}
+	if (write(go_pipe[1], "g", 1) != 1)
+		return 1;
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while (!done) {
+		ssize_t n;
+
+		usleep(200000);
+		done = waitpid(child, &status, WNOHANG) == child;
+		while ((n = read(fd, rec, sizeof(rec))) > 0) {
+			for (ssize_t i = 0; i < n / (ssize_t)sizeof(rec[0]); i++) {
+				if (rec[i].kind == KPMC_REC_EBS && rec[i].tid == (unsigned int)child)
+					samples++;
+				if (rec[i].kind == KPMC_REC_LOST)
+					lost += rec[i].lost;
+			}
+		}
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		printf("kpmcattack uring=-1 errno=0 child_status=0x%x\n", status);
+		return 1;
+	}
+	printf("kpmcattack uring samples=%llu lost=%llu\n", samples, lost);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -304,6 +440,10 @@ int main(int argc, char **argv)
 		return unpriv(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "nlexec"))
 		return nlexec(argv + 2);
-	fprintf(stderr, "usage: kpmcattack attach PROCDIR PID SECONDS | orphan RING PID | reader SAMPLES | unpriv CMD CONFIG | nlexec PROGRAM ARG\n");
+	if (argc == 3 && !strcmp(argv[1], "inherit"))
+		return inherit(arg_ul(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "uring"))
+		return uring(arg_ul(argv[2]));
+	fprintf(stderr, "usage: kpmcattack attach PROCDIR PID SECONDS | orphan RING PID | reader SAMPLES | unpriv CMD CONFIG | nlexec PROGRAM ARG | inherit N | uring N\n");
 	return 2;
 }
