@@ -1,6 +1,6 @@
 # The stateful fuzzer (tests/fuzz/kpmc_fuzz.c), run instead of the suite
-# when the kernel command line has kpmc.fuzz=OPS[,SEED] (make fuzz), and by
-# the debug-kernel tier (t_patched_arm64_fuzz.sh). fuzz_run OPS SEED: four
+# when the kernel command line has kpmc.fuzz=OPS[,SEED] (make fuzz,
+# make test's fuzz-smoke and x86_64 debug stage). fuzz_run OPS SEED: four
 # workers, root and uid 1000, then kpmc must hold nothing (sessions and
 # live objects back to 0) and still count exactly.
 fuzz_run() {

@@ -148,18 +148,10 @@ s1=$(noloss_field signal); w1=$(noloss_field waits)
 smp=$(sed -n 's/.*uring samples=\([0-9]*\) .*/\1/p' $OUT/uring.txt)
 lost=$(sed -n 's/.*uring samples=.* lost=\([0-9]*\)$/\1/p' $OUT/uring.txt)
 echo "attacks: no-loss beside io_uring: $(cat $OUT/uring.txt); waits $w0 -> $w1, ended by a signal $s0 -> $s1"
-case $(uname -r) in
-5.10.*)
-	# Before 5.11 io_uring's task work raises a real pending signal
-	# (TIF_SIGPENDING): a wait there ends as any signal ends it.
-	[ -n "$smp" ] || r="$(cat $OUT/uring.txt);"
-	echo "attacks: 5.10: io_uring task work is a signal here; no-loss ends at it" ;;
-*)
-	[ "${smp:-0}" -ge 490 ] || r="$(cat $OUT/uring.txt) (want >= 490 samples);"
-	[ "${lost:-1}" = 0 ] || r="$r $lost records lost;"
-	[ "$s1" = "$s0" ] || r="$r $((s1 - s0)) waits ended as by a signal;"
-	[ "$w1" -gt "$w0" ] || r="$r no wait began: the test staged nothing;" ;;
-esac
+[ "${smp:-0}" -ge 490 ] || r="$(cat $OUT/uring.txt) (want >= 490 samples);"
+[ "${lost:-1}" = 0 ] || r="$r $lost records lost;"
+[ "$s1" = "$s0" ] || r="$r $((s1 - s0)) waits ended as by a signal;"
+[ "$w1" -gt "$w0" ] || r="$r no wait began: the test staged nothing;"
 verdict arm64_attack_noloss_survives_io_uring_task_work "$r"
 
 # A counted thread that is not its process's leader execs: exec gives it
