@@ -148,10 +148,15 @@ s1=$(noloss_field signal); w1=$(noloss_field waits)
 smp=$(sed -n 's/.*uring samples=\([0-9]*\) .*/\1/p' $OUT/uring.txt)
 lost=$(sed -n 's/.*uring samples=.* lost=\([0-9]*\)$/\1/p' $OUT/uring.txt)
 echo "attacks: no-loss beside io_uring: $(cat $OUT/uring.txt); waits $w0 -> $w1, ended by a signal $s0 -> $s1"
-[ "${smp:-0}" -ge 490 ] || r="$(cat $OUT/uring.txt) (want >= 490 samples);"
-[ "${lost:-1}" = 0 ] || r="$r $lost records lost;"
-[ "$s1" = "$s0" ] || r="$r $((s1 - s0)) waits ended as by a signal;"
-[ "$w1" -gt "$w0" ] || r="$r no wait began: the test staged nothing;"
+if grep -q "uring=nosys" $OUT/uring.txt; then
+	# The patched debug kernels are built without io_uring.
+	echo "attacks: no io_uring in this kernel: the no-loss wait beside it cannot be staged"
+else
+	[ "${smp:-0}" -ge 490 ] || r="$(cat $OUT/uring.txt) (want >= 490 samples);"
+	[ "${lost:-1}" = 0 ] || r="$r $lost records lost;"
+	[ "$s1" = "$s0" ] || r="$r $((s1 - s0)) waits ended as by a signal;"
+	[ "$w1" -gt "$w0" ] || r="$r no wait began: the test staged nothing;"
+fi
 verdict arm64_attack_noloss_survives_io_uring_task_work "$r"
 
 # A counted thread that is not its process's leader execs: exec gives it
