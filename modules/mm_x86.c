@@ -119,7 +119,7 @@ void kpmc_mm_on_each_cpu(void (*fn)(void))
  * mounted state private; what is visible from a module is its filesystem
  * type, whose list of superblocks is non-empty exactly while it is mounted
  * (it can be mounted once). Read without sb_lock: a mount racing with this
- * check is not caught, which the README says.
+ * check is not caught, which doc/monitoring-modules.md says.
  */
 bool kpmc_mm_resctrl_mounted(void)
 {

@@ -172,7 +172,7 @@ long kpmc_pmda_session_drain(struct kpmc_pmda_session *s,
 void kpmc_pmda_session_close(struct kpmc_pmda_session *s)
 {
 	if (s->fd >= 0) {
-		/* Per thread, closing the reader stops its threads (README: enable). */
+		/* Per thread, closing the reader stops its threads (doc/proc-abi.md: enable). */
 		if (s->system_wide)
 			proc_write("enable", "0");
 		close(s->fd);
