@@ -58,6 +58,9 @@
 /* The sampling-format module the guest root carries (t_common_formats.sh). */
 #define FORMAT_KO "/kpmc_fmt_example.ko"
 #define FORMAT_NAME "kpmc_fmt_example"
+/* Exit statuses of a user's setuid-root child: counted by its user's session, or not. */
+#define SETUID_COUNTED 9
+#define SETUID_CHECKED 8
 
 #if defined(__aarch64__)
 #define SAMPLING_EVENT "0x8"
@@ -72,7 +75,7 @@ static const char *const op_names[] = {
 	"child-fork", "attach", "attach-exec", "detach", "system-wide", "mm_manager",
 	"file-read", "thread", "thread-session", "thread-enable", "ring-mmap-control", "ring-mmap-data",
 	"monitor-unprivileged", "userns-attach", "userns-attach-own", "exec-setuid", "noloss-remap",
-	"noloss-close", "format-load", "format-unload",
+	"noloss-close", "format-load", "format-unload", "setuid-counted", "setuid-checked",
 };
 #define NR_OP_NAMES (sizeof(op_names) / sizeof(op_names[0]))
 static unsigned long (*op_stats)[2];	/* [name]: calls, accepted */
@@ -390,11 +393,47 @@ static void op_self(struct worker *w)
 	}
 }
 
+/*
+ * The setuid-root copy run by a user's child (real uid not its effective
+ * one): no session of that user may count it, however the exec raced the
+ * user's attach (its thread was counting before the exec, or the attach came
+ * during it). Its self page says whether it is counted.
+ */
+static int counted_after_setuid_exec(void)
+{
+	const struct kpmc_self_page *p;
+	int fd, counted;
+
+	if (getuid() == geteuid())
+		return 0;
+	/* From here the exit status says what was found: SETUID_CHECKED or SETUID_COUNTED. */
+	fd = open("/proc/kpmc/self", O_RDONLY);
+	if (fd < 0)
+		return 0;
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return 0;
+	/* Written at every switch-in: spin past a few ticks first. */
+	spin(200000);
+	counted = !!(__atomic_load_n(&p->flags, __ATOMIC_ACQUIRE) & KPMC_PAGE_COUNTING);
+	if (counted)
+		fprintf(stderr, "kpmc_fuzz: SECURITY: uid %d's setuid-root child %d is counted\n",
+			(int)getuid(), (int)getpid());
+	return counted ? SETUID_COUNTED : SETUID_CHECKED;
+}
+
 static void reap(struct worker *w, unsigned int i)
 {
+	int status;
+
 	if (w->child[i] > 0) {
 		kill(w->child[i], SIGKILL);
-		waitpid(w->child[i], NULL, 0);
+		if (waitpid(w->child[i], &status, 0) == w->child[i] && WIFEXITED(status) &&
+		    WEXITSTATUS(status) == SETUID_COUNTED)
+			note(w, "setuid-counted", 0);
+		else if (WIFEXITED(status) && WEXITSTATUS(status) == SETUID_CHECKED)
+			note(w, "setuid-checked", 0);
 	}
 	w->child[i] = 0;
 }
@@ -841,7 +880,7 @@ int main(int argc, char **argv)
 	/* A child's exec: spin on, then end (child_main). */
 	if (argc == 3 && !strcmp(argv[1], "-E")) {
 		spin(strtoull(argv[2], NULL, 0) | 1);
-		return 0;
+		return counted_after_setuid_exec();
 	}
 	/* One slot more than the names: [NR_OP_NAMES][0] set when user namespaces are refused. */
 	op_stats = mmap(NULL, sizeof(*op_stats) * (NR_OP_NAMES + 1), PROT_READ | PROT_WRITE,
@@ -908,6 +947,11 @@ int main(int argc, char **argv)
 		if (!strcmp(op_names[i], "userns-attach") && op_stats[i][1]) {
 			fprintf(stderr, "kpmc_fuzz: %lu attaches from a user namespace to a process outside it accepted\n",
 				op_stats[i][1]);
+			bad = 1;
+		}
+		if (!strcmp(op_names[i], "setuid-counted") && op_stats[i][0]) {
+			fprintf(stderr, "kpmc_fuzz: %lu setuid-root children counted by their user's session\n",
+				op_stats[i][0]);
 			bad = 1;
 		}
 	}
