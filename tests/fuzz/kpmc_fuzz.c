@@ -109,10 +109,13 @@ static unsigned int pick(struct worker *w, unsigned int n)
 	return (unsigned int)(next(w) % n);
 }
 
+static const char *volatile last_noted = "";
+
 static void note(struct worker *w, const char *what, ssize_t rc)
 {
 	unsigned int k;
 
+	last_noted = what;
 	for (k = 0; k < NR_OP_NAMES; k++) {
 		if (!strcmp(op_names[k], what)) {
 			__atomic_fetch_add(&op_stats[k][0], 1, __ATOMIC_RELAXED);
@@ -655,6 +658,31 @@ static int userns_child(struct worker *w, pid_t target)
 	return 0;
 }
 
+/*
+ * Wait for child c as a reader must: the child inherited the worker's
+ * counting (a fork follows it), and with a no-loss session of a few records
+ * it waits for the worker to read, as perfmon2's blocking mode makes any
+ * monitored thread wait for its reader. So drain the session while waiting.
+ */
+static pid_t wait_reading(struct worker *w, pid_t c, int *status)
+{
+	static char buf[64 * sizeof(struct kpmc_record)];
+	struct pollfd p;
+	pid_t r;
+
+	while ((r = waitpid(c, status, WNOHANG)) == 0) {
+		if (w->monitor >= 0) {
+			p.fd = w->monitor;
+			p.events = POLLIN;
+			if (poll(&p, 1, 1) == 1 && (p.revents & POLLIN))
+				note(w, "monitor-read", read(w->monitor, buf, sizeof(buf)));
+		} else {
+			usleep(1000);
+		}
+	}
+	return r;
+}
+
 static void op_userns(struct worker *w)
 {
 	unsigned int i = pick(w, MAX_CHILDREN);
@@ -675,7 +703,7 @@ static void op_userns(struct worker *w)
 	c = fork();
 	if (c == 0)
 		_exit(userns_child(w, target));
-	if (c < 0 || waitpid(c, &status, 0) != c)
+	if (c < 0 || wait_reading(w, c, &status) != c)
 		return;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 10)
 		__atomic_store_n(&op_stats[NR_OP_NAMES][0], 1, __ATOMIC_RELAXED);
@@ -794,19 +822,32 @@ static void op_read_files(struct worker *w)
 static const struct {
 	void (*fn)(struct worker *w);
 	unsigned int weight;
+	const char *name;
 } ops[] = {
-	{ op_config, 6 }, { op_monitor_open, 3 }, { op_monitor_io, 6 }, { op_enable, 5 },
-	{ op_self, 3 }, { op_child, 6 }, { op_root, 2 }, { op_read_files, 2 }, { op_thread, 2 },
-	{ op_userns, 1 }, { op_noloss, 1 }, { op_format, 1 },
+	{ op_config, 6, "config" }, { op_monitor_open, 3, "monitor-open" },
+	{ op_monitor_io, 6, "monitor-io" }, { op_enable, 5, "enable" }, { op_self, 3, "self" },
+	{ op_child, 6, "child" }, { op_root, 2, "root" }, { op_read_files, 2, "read-files" },
+	{ op_thread, 2, "thread" }, { op_userns, 1, "userns" }, { op_noloss, 1, "noloss" },
+	{ op_format, 1, "format" },
 };
+
+/* What the worker was doing, for the report of a hang (read in the signal handler). */
+static const char *volatile running_op = "";
+
+static void put_str(const char *s)
+{
+	if (write(2, s, strlen(s)) < 0)
+		_exit(3);
+}
 
 static void on_alarm(int sig)
 {
 	(void)sig;
-	static const char msg[] = "kpmc_fuzz: a syscall hung for 10 s\n";
-
-	if (write(2, msg, sizeof(msg) - 1) < 0)
-		_exit(3);
+	put_str("kpmc_fuzz: a syscall hung for 10 s in operation ");
+	put_str(running_op);
+	put_str(" (last noted: ");
+	put_str(last_noted);
+	put_str(")\n");
 	_exit(3);
 }
 
@@ -822,6 +863,8 @@ static int run_worker(struct worker *w, unsigned long nops)
 		r = pick(w, total);
 		for (k = 0; r >= ops[k].weight; k++)
 			r -= ops[k].weight;
+		running_op = ops[k].name;
+		last_noted = "";
 		ops[k].fn(w);
 		/* Progress on stderr (the console in a guest): where a hang happened. */
 		if ((w->ops + 1) % 2500 == 0)
