@@ -75,7 +75,7 @@ static const char *const op_names[] = {
 	"child-fork", "attach", "attach-exec", "detach", "system-wide", "mm_manager",
 	"file-read", "thread", "thread-session", "thread-enable", "ring-mmap-control", "ring-mmap-data",
 	"monitor-unprivileged", "userns-attach", "userns-attach-own", "exec-setuid", "noloss-remap",
-	"noloss-close", "format-load", "format-unload", "setuid-counted", "setuid-checked",
+	"noloss-close", "format-load", "format-unload", "setuid-counted", "setuid-checked", "userns-killed",
 };
 #define NR_OP_NAMES (sizeof(op_names) / sizeof(op_names[0]))
 static unsigned long (*op_stats)[2];	/* [name]: calls, accepted */
@@ -667,10 +667,19 @@ static int userns_child(struct worker *w, pid_t target)
 static pid_t wait_reading(struct worker *w, pid_t c, int *status)
 {
 	static char buf[64 * sizeof(struct kpmc_record)];
+	struct timespec t0, t;
 	struct pollfd p;
 	pid_t r;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while ((r = waitpid(c, status, WNOHANG)) == 0) {
+		/* Within the hang alarm's 10 s: a child still stuck is killed and counted. */
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 6) {
+			note(w, "userns-killed", 0);
+			kill(c, SIGKILL);
+			return waitpid(c, status, 0);
+		}
 		if (w->monitor >= 0) {
 			p.fd = w->monitor;
 			p.events = POLLIN;
@@ -700,6 +709,13 @@ static void op_userns(struct worker *w)
 		target = 1;
 		break;
 	}
+	/*
+	 * Not counting across the fork: the child would inherit it into the
+	 * worker's session, whose file the worker may have closed while other
+	 * children keep it open (then nobody reads, and a no-loss wait lasts
+	 * until the child is killed: the documented rule, not a defect).
+	 */
+	put(w, "enable-0", "enable", "0", 1);
 	c = fork();
 	if (c == 0)
 		_exit(userns_child(w, target));
