@@ -75,7 +75,7 @@ static const char *const op_names[] = {
 	"child-fork", "attach", "attach-exec", "detach", "system-wide", "mm_manager",
 	"file-read", "thread", "thread-session", "thread-enable", "ring-mmap-control", "ring-mmap-data",
 	"monitor-unprivileged", "userns-attach", "userns-attach-own", "exec-setuid", "noloss-remap",
-	"noloss-close", "format-load", "format-unload", "setuid-counted", "setuid-checked", "userns-killed",
+	"noloss-close", "format-load", "format-unload", "setuid-counted", "setuid-checked", "userns-killed", "system-wide-after",
 };
 #define NR_OP_NAMES (sizeof(op_names) / sizeof(op_names[0]))
 static unsigned long (*op_stats)[2];	/* [name]: calls, accepted */
@@ -902,6 +902,38 @@ static int run_worker(struct worker *w, unsigned long nops)
 	return w->efault ? 4 : 0;
 }
 
+/*
+ * After the workers, as root: system-wide counting started and stopped once
+ * with a configuration it takes. During the run most starts are refused
+ * (EBUSY: some worker's thread is counting), so this is what shows that the
+ * module still starts it after everything the workers did.
+ */
+static void system_wide_after(void)
+{
+	static const char cfg[] = "pmc1=" SAMPLING_EVENT ",tbs=10";
+	struct worker w = { .monitor = -1, .index = -1 };
+
+	int fd, i;
+	ssize_t rc = -1;
+
+	w.monitor = open("/proc/kpmc/monitor", O_RDWR | O_NONBLOCK);
+	put(&w, "config", "config", cfg, sizeof(cfg) - 1);
+	/* Threads of closed sessions stop at their next tick: the PMU may be busy a moment. */
+	for (i = 0; i < 50 && rc < 0; i++) {
+		fd = open("/proc/kpmc/enable", O_WRONLY);
+		rc = fd < 0 ? -1 : write(fd, "cpus=all", 8);
+		if (fd >= 0)
+			close(fd);
+		if (rc < 0)
+			usleep(100000);
+	}
+	note(&w, "system-wide-after", rc);
+	usleep(50000);
+	put(&w, "enable-0", "enable", "0", 1);
+	if (w.monitor >= 0)
+		close(w.monitor);
+}
+
 /* A root-owned, setuid copy of this program: a child's exec then changes its credentials. */
 static int make_setuid_copy(void)
 {
@@ -994,6 +1026,8 @@ int main(int argc, char **argv)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (geteuid() == 0)
+		system_wide_after();
 	/* No format module left behind (kpmc could not be unloaded after the run). */
 	for (i = 0; geteuid() == 0 && i < 100; i++) {
 		if (syscall(SYS_delete_module, FORMAT_NAME, O_NONBLOCK) < 0 && errno == ENOENT)
