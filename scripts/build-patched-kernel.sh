@@ -35,12 +35,16 @@ rt)
 esac
 
 # The small config: what the guest tests need, CONFIG_PMC_OPS, and the checks.
+# User and pid namespaces and io_uring, as Debian's kernels have them: the
+# attack tests and the fuzzer reach the module through them, and they must
+# run under lockdep and KASAN too.
 common="SMP PRINTK PRINTK_TIME TTY PROC_FS PROC_SYSCTL
 SYSFS DEVTMPFS DEVTMPFS_MOUNT SHMEM TMPFS BLK_DEV_INITRD RD_GZIP BINFMT_ELF BINFMT_SCRIPT
 MODULES MODULE_UNLOAD PERF_EVENTS HIGH_RES_TIMERS FUTEX POSIX_TIMERS MULTIUSER
 SLUB SCHED_INFO SCHEDSTATS PMC_OPS
 KALLSYMS DEBUG_KERNEL DEBUG_FS PROVE_LOCKING DEBUG_ATOMIC_SLEEP DEBUG_LIST
-KASAN KASAN_INLINE DEBUG_KMEMLEAK"
+KASAN KASAN_INLINE DEBUG_KMEMLEAK
+NAMESPACES USER_NS PID_NS IO_URING"
 # 6.12: also the raw_spinlock -> spinlock nesting check (what PREEMPT_RT
 # would turn into sleeping in atomic context), on non-RT kernels too, and
 # this_cpu/smp_processor_id() use in preemptible code.
@@ -48,7 +52,7 @@ KASAN KASAN_INLINE DEBUG_KMEMLEAK"
 disable="KERNEL_XZ SLOB WERROR"
 # 6.12's tinyconfig picks SLUB_TINY, which excludes KASAN.
 [ "$series" = 6.12 ] && disable="$disable SLUB_TINY"
-must="PMC_OPS PROVE_LOCKING KASAN DEBUG_KMEMLEAK DEBUG_ATOMIC_SLEEP"
+must="PMC_OPS PROVE_LOCKING KASAN DEBUG_KMEMLEAK DEBUG_ATOMIC_SLEEP USER_NS PID_NS IO_URING"
 if [ "$rt" = rt ]; then
 	# PREEMPT_RT is the last entry of the preemption-model choice.
 	common="$common EXPERT PREEMPT_RT"

@@ -81,7 +81,6 @@ verdict arm64_privilege_unreadable_exec "$r"
 # caller's pid namespace, whatever its /proc shows. As uid 1000 with its own
 # user, mount and pid namespaces, pid 1 in its /proc is its own sleep; the
 # number 1 still names the guest's init, which it may not monitor.
-# (The patched debug kernels are built without pid namespaces.)
 r=""
 if $U unshare -Urm -p -f true 2>/dev/null; then
 	$U unshare -Urm sh -c "

@@ -149,7 +149,7 @@ smp=$(sed -n 's/.*uring samples=\([0-9]*\) .*/\1/p' $OUT/uring.txt)
 lost=$(sed -n 's/.*uring samples=.* lost=\([0-9]*\)$/\1/p' $OUT/uring.txt)
 echo "attacks: no-loss beside io_uring: $(cat $OUT/uring.txt); waits $w0 -> $w1, ended by a signal $s0 -> $s1"
 if grep -q "uring=nosys" $OUT/uring.txt; then
-	# The patched debug kernels are built without io_uring.
+	# A kernel built without io_uring (CONFIG_IO_URING off).
 	echo "attacks: no io_uring in this kernel: the no-loss wait beside it cannot be staged"
 else
 	[ "${smp:-0}" -ge 490 ] || r="$(cat $OUT/uring.txt) (want >= 490 samples);"
