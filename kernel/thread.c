@@ -264,9 +264,16 @@ void kpmc_hook_exec(struct task_struct *task, bool unreadable)
 	 * made it idle first (kpmc_threads_session_closed): one of the two
 	 * state changes wins.
 	 */
-	/* exec may have made a non-leader thread the leader: every state's records say so. */
-	if (t)
+	/*
+	 * exec may have made a non-leader thread the leader: every state's
+	 * records say so. Under the table's lock: an attach reusing this
+	 * state changes its session (and so the pid namespace) under it.
+	 */
+	if (t) {
+		raw_spin_lock(&kpmc_threads_lock);
 		kpmc_thread_set_ids(t, task);
+		raw_spin_unlock(&kpmc_threads_lock);
+	}
 	armed = t && READ_ONCE(t->state) == KPMC_ARMED_EXEC &&
 		cmpxchg(&t->state, KPMC_ARMED_EXEC, KPMC_COUNTING) == KPMC_ARMED_EXEC;
 	/*
@@ -461,18 +468,23 @@ int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 	 */
 	old->state = KPMC_ATTACHING;
 	old->closing = false;
-	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
-
+	/*
+	 * The session and the numbers in its pid namespace change together
+	 * under the lock: the exec hook recomputes the numbers under it too,
+	 * so it never writes those of the session this replaces.
+	 */
 	old_conf = old->conf;
 	old_session = old->session;
 	old->conf = t->conf;
 	old->session = t->session;
+	/* Its numbers may have changed since it was set up (a non-leader's exec). */
+	kpmc_thread_set_ids(old, task);
+	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+
 	t->conf = NULL;
 	t->session = NULL;
 	t->state = KPMC_IDLE;
 	old->owner_capable = t->owner_capable;
-	/* Its numbers may have changed since it was set up (a non-leader's exec). */
-	kpmc_thread_set_ids(old, task);
 	old->stop_requested = false;
 	old->detach_why = 0;
 	old->set = 0;
