@@ -11,7 +11,7 @@
 #                   (make test-packages); bench-smoke; "N passed, N failed"
 #   make test-patched-6.1  the scheduler patch's 6.1 debug kernels (not in make test)
 #   make demo       install deps, build, boot the arm64 guest, trace a workload
-#   make fuzz [OPS=N] [SEED=S] [FUZZ_KERNEL=debug|rt|stock]  the stateful fuzzer alone
+#   make fuzz [OPS=N] [SEED=S] [FUZZ_KERNEL=debug|rt|stock] [FUZZ_CPUS=N]  the stateful fuzzer alone
 #   make bench      one arm64 guest boot: kpmc vs perf vs nothing, tables (bench/run.sh)
 #   make bench-smoke the same driver on tiny inputs (part of make test)
 SHELL := /bin/bash
@@ -135,16 +135,19 @@ guest-arm64-smp: stage
 # default, FUZZ_KERNEL=rt on the arm64 PREEMPT_RT debug kernel (the real
 # PMU; about 25 times slower), FUZZ_KERNEL=stock on Debian's 6.1 arm64.
 # Results: build/<arch>-patched-6.12[-rt]/run-fuzz, build/arm64/run-fuzz.
+# FUZZ_CPUS: the debug kernels' guest CPUs (x86_64 runs them in parallel on
+# the host's cores; more races between the workers, too).
 OPS ?= 1000000
 SEED ?= 1
 FUZZ_KERNEL ?= debug
+FUZZ_CPUS ?= 1
 .PHONY: fuzz fuzz-smoke
 fuzz: stage
 	@case "$(FUZZ_KERNEL)" in \
 	stock) KPMC_GUEST_APPEND="kpmc.fuzz=$(OPS),$(SEED)" KPMC_GUEST_TIMEOUT=7200 \
 		scripts/run-guest-tests.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/run-fuzz ;; \
-	rt) KPMC_FUZZ=$(OPS),$(SEED) KPMC_GUEST_TIMEOUT=7200 scripts/run-patched-tier.sh arm64 $(BUILD) 1 6.12 rt ;; \
-	*) KPMC_FUZZ=$(OPS),$(SEED) KPMC_GUEST_TIMEOUT=7200 scripts/run-patched-tier.sh x86_64 $(BUILD) 1 6.12 ;; \
+	rt) KPMC_FUZZ=$(OPS),$(SEED) KPMC_GUEST_TIMEOUT=7200 scripts/run-patched-tier.sh arm64 $(BUILD) $(FUZZ_CPUS) 6.12 rt ;; \
+	*) KPMC_FUZZ=$(OPS),$(SEED) KPMC_GUEST_TIMEOUT=7200 scripts/run-patched-tier.sh x86_64 $(BUILD) $(FUZZ_CPUS) 6.12 ;; \
 	esac
 
 # make test's fuzzer on Debian's 6.1 arm64 guest: 100,000 operations, then
