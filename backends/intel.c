@@ -532,7 +532,7 @@ static int intel_encode(const struct kpmc_config *cfg, struct kpmc_hw_config *hw
 			 * Without full-width writes a counter takes 32 bits,
 			 * sign-extended from bit 31 (SDM 18.2.6): a sampling
 			 * start of -period is only exact up to 2^31 - 1, perf's
-			 * max_period there too (review B13).
+			 * max_period there too.
 			 */
 			if (pmi && !p->full_width &&
 			    cfg->ebs_period + cfg->ebs_range > INTEL_LEGACY_MAX_PERIOD) {

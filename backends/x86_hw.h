@@ -35,8 +35,7 @@ void kpmc_x86_pmi_detach(void);
 /*
  * A PMI for kpmc was handled: unmask the local APIC's performance-counter
  * entry. Intel masks it when it delivers a PMI; perf's handler, which
- * unmasks it for its own, returns early when perf has no events (review
- * B14), so without this only one PMI per CPU would ever arrive.
+ * unmasks it for its own, returns early when perf has no events, so without this only one PMI per CPU would ever arrive.
  */
 void kpmc_x86_pmi_rearm(void);
 

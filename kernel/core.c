@@ -48,8 +48,8 @@ static bool kpmc_pmu_claimed;		/* under kpmc_pmu_lock */
  * and kernel-requested monitoring alike), or one system-wide session. Every
  * path that starts counting takes its ownership here first, under one lock,
  * so per-thread and system-wide counting can never both hold a CPU's
- * counters (review A1: a thread started between system-wide's check and
- * its IPIs was left as the CPU's current thread). Giving ownership back
+ * counters (a thread started between system-wide's check and its IPIs
+ * would otherwise be left as the CPU's current thread). Giving ownership back
  * needs no lock: a decrement cannot admit anyone wrongly.
  */
 static DEFINE_RAW_SPINLOCK(kpmc_owner_lock);

@@ -342,7 +342,7 @@ static bool thread_done(const struct kpmc_thread *t)
 /*
  * t's DETACH record is out and it is idle: it lets go of its session (the
  * ring need not outlive the reader) and may be monitored again, by an
- * attach or by itself (review C18). IRQs off, t's CPU.
+ * attach or by itself. IRQs off, t's CPU.
  */
 void kpmc_detach_done(struct kpmc_thread *t)
 {

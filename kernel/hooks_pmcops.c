@@ -66,7 +66,7 @@ static int get_metrics(struct task_struct *task, struct pmc_metrics *m)
 	}
 	if (km.has_instructions && km.has_cycles && km.cycles) {
 		m->valid |= PMC_METRIC_IPC;
-		/* instructions * 1000 would overflow past 1.8e16 instructions (review B17). */
+		/* instructions * 1000 would overflow past 1.8e16 instructions. */
 		m->ipc_milli = mul_u64_u64_div_u64(km.instructions, 1000, km.cycles);
 	}
 	return 0;

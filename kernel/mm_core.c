@@ -13,7 +13,7 @@
 /*
  * The active module and its activation number, published as one: a reader
  * that took them separately could start a thread's baseline with the old
- * module and tag it with the new epoch (review B16). An activation number
+ * module and tag it with the new epoch. An activation number
  * that differs from a thread's mm_epoch means its scratch is stale. Two
  * slots suffice: each activation waits for a grace period, so no reader
  * holds the slot the next activation rewrites.

@@ -44,7 +44,7 @@ MODULE_PARM_DESC(wakeup_ms,
 		 "longest delay between a record and the reader's wakeup (0: wake for every record)");
 
 /*
- * What a user without CAP_PERFMON may make the kernel hold (review A5), as
+ * What a user without CAP_PERFMON may make the kernel hold, as
  * perf_event_mlock_kb bounds perf's buffers: open sessions, and ring memory
  * over all of them. Ring and state memory is also charged to the opener's
  * memory cgroup (__GFP_ACCOUNT).

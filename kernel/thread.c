@@ -232,7 +232,7 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
 	/*
 	 * An attach may have given the child a state between its creation and
-	 * this hook (review C21): that one stands, ours goes. An armed child
+	 * this hook: that one stands, ours goes. An armed child
 	 * of a session closed since the check above would never be released
 	 * by kpmc_threads_session_closed, which has run or waits for this lock.
 	 */
@@ -311,7 +311,7 @@ void kpmc_hook_exit(struct task_struct *task)
 
 	/*
 	 * Also for idle states (config writers), so this runs without sessions;
-	 * but only tasks with a state take the lock (review C19). The barrier
+	 * but only tasks with a state take the lock. The barrier
 	 * pairs with insert_thread's lock: PF_EXITING is set, so either an
 	 * attach sees it or this lookup sees the attach's state; kpmc_hook_free
 	 * is the backstop either way.
@@ -418,7 +418,7 @@ static bool armed_release(struct kpmc_thread *t, struct kpmc_session *s)
 /*
  * Publish t, the new state of another task. If the task has an idle state
  * that an attach set up earlier (its monitoring was detached), that one is
- * set up again instead, and t is freed (review C18). -ESRCH if the task is
+ * set up again instead, and t is freed. -ESRCH if the task is
  * exiting, -EBUSY if it is monitored or configures itself, -EBADF if t is
  * armed for a session whose reader closed it. t is consumed, on error too
  * (a reuse passes its references on and frees it). t carries one PMU use, its configuration and session

@@ -1,4 +1,4 @@
-# perf's privilege rules and the per-user limits (review A3, A4, A5, A7).
+# perf's privilege rules and the per-user limits.
 # An unprivileged user (uid 1000) gets from kpmc exactly what perf gives it
 # in the same boot, at each perf_event_paranoid level; setuid programs stop
 # being counted at their exec; attach checks the task it attaches; rings

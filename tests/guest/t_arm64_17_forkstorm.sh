@@ -1,4 +1,4 @@
-# Fork storm (issue 15): 5,000 threads and 5,000 processes (1,000 and 1,000
+# Fork storm: 5,000 threads and 5,000 processes (1,000 and 1,000
 # on the debug kernels, below), each spinning
 # 40,000 user cycles, under EBS every 10,000 cycles, with a 2-record ring
 # whose reader is stopped for a second. Each worker makes exactly 5 records (4 ebs + exit);

@@ -1,4 +1,4 @@
-# arm64: folding's input (issue 18). tests/progs/twophase.c runs region
+# arm64: folding's input. tests/progs/twophase.c runs region
 # "work" 505 times (500 ordinary calls of 200,000 instructions +- 10%, the
 # first 40% a user-mode spin, the rest getppid calls; calls 50, 151, 252,
 # 353, 454 three times longer), counting user- and kernel-mode instructions

@@ -1,5 +1,5 @@
-# arm64: regions from function entry and exit (issue 18: "region instances
-# ... from function entry/exit"). tests/progs/twophase.c built twice: with
+# arm64: region instances from function entry and exit, not only from
+# markers. tests/progs/twophase.c built twice: with
 # its explicit region marks around each call of work() (twophase), and with
 # -finstrument-functions and no marks (twophase_fn), region "work" coming
 # from KPMC_FOLD_FUNCTIONS=work through libkpmc's __cyg_profile_func_enter/

@@ -44,7 +44,7 @@ live=$(sed -n 's/^live_objects: \([0-9]*\).*/\1/p' /proc/kpmc/info)
 verdict arm64_detach_leaves_program_running "$r"
 [ -n "$r" ] && cat $OUT/detach.txt
 
-# Detach is reversible (review C18): attach, detach, attach again to the
+# Detach is reversible: attach, detach, attach again to the
 # same thread; the second attach counts its own part of 0.6 s as the first
 # did. (kpmc's own start-up comes off the window: a few ms on the stock
 # kernels, ~0.2 s on the debug ones, whose KASAN slows its dynamic loading.)

@@ -86,8 +86,8 @@ read -r le </proc/kpmc/last_error
 case $le in *",exe'"*) ;; *) r="$r; last_error '$le' does not name ',exe'" ;; esac
 verdict bad_input_named_in_dmesg "$r"
 
-# Control bytes in a bad token never reach dmesg or last_error raw (review
-# C22): a newline and an escape sequence are shown as '?'.
+# Control bytes in a bad token never reach dmesg or last_error raw: a
+# newline and an escape sequence are shown as '?'.
 r=""
 printf 'pid=1,x\n\033[31mred' 2>/dev/null >/proc/kpmc/enable
 exec 3<>/proc/kpmc/monitor

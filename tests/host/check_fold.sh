@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 18's criteria on the fold traces of tests/progs/twophase.c, handed
+# The criteria on the fold traces of tests/progs/twophase.c, handed
 # out by tests/guest/t_arm64_21_fold.sh (scripts/run-guest-tests.sh calls this
 # for each foldtrace_NAME_coarse.txt with its _fine.txt):
 #   tests/host/check_fold.sh COARSE FINE PREFIX
@@ -173,7 +173,7 @@ verdict("fold_kernel_rate_rises",
 # samples support; its per-bin slope is noise of +-50%) against the fine
 # fold's phase model (16 samples a call); the fine fold's own per-bin rate
 # and the uncompensated coarse fold are printed, not judged.
-# Issue 18 asks for 5% of the peak everywhere, and that is the bound. In a
+# Folding is asked for 5% of the peak everywhere, and that is the bound. In a
 # bin holding a breakpoint of either fold, the rates averaged over it and
 # its neighbours (the breakpoint's own tolerance, 0.40 +- 0.02, is a bin
 # each way). The worst bin within [0.36, 0.44] (that tolerance and a bin)

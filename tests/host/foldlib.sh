@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kpmc fold as a library call (issue 18): libkpmcfold.so.1 exports exactly
+# kpmc fold as a library call: libkpmcfold.so.1 exports exactly
 # the functions of fold.h and foldtrace.h (libkpmcfold.map) under its soname,
 # and a program built against it with pkg-config (foldlib_user.c) folds the
 # generated trace of tests/host/fold.sh (gen_fold_trace.c) to the same

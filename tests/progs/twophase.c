@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * twophase: a region of known two-phase structure for kpmc fold
- * (tests/guest/t_arm64_21_fold.sh, issue 18's criteria in
+ * (tests/guest/t_arm64_21_fold.sh, the criteria in
  * tests/host/check_fold.sh).
  *
  *   twophase coarse|fine [TRACE]

@@ -448,7 +448,7 @@ static void test_mux_schedule(void **state)
 	assert_int_equal(kpmc_mux_next_set(0, 1), 0);
 }
 
-/* Review C22: what of a user's write reaches dmesg is printable and bounded. */
+/* What of a user's write reaches dmesg is printable and bounded. */
 static void test_quote_token(void **state)
 {
 	(void)state;

@@ -355,7 +355,7 @@ static void test_refusals(void **state)
 }
 
 /*
- * Review B14: Intel masks the APIC's PMU entry when it delivers a PMI; the
+ * Intel masks the APIC's PMU entry when it delivers a PMI; the
  * handler re-arms it, so every overflow of a sampling run interrupts.
  */
 static void test_pmi_rearmed(void **state)
@@ -381,7 +381,7 @@ static void test_pmi_rearmed(void **state)
 }
 
 /*
- * Review B13: without full-width writes, a sampling period above 2^31 - 1
+ * Without full-width writes, a sampling period above 2^31 - 1
  * would start wrong (32-bit write, sign-extended); it is refused, and the
  * longest one allowed overflows after exactly its period.
  */
