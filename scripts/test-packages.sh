@@ -93,11 +93,17 @@ if [ "${1:-}" = --in-chroot ]; then
 	kpmc -I >>"$out/cli.txt" 2>&1
 	irc=$?
 	nf=$(ldd /usr/bin/kpmc /usr/bin/kpmc-top /usr/bin/kpmc-flame 2>&1 | grep -c 'not found')
+	# The package's man pages (debian/kpmc.manpages: doc/kpmc.1, doc/kpmc-groups.5...).
+	nman=0
+	for p in $(cat "$top/debian/kpmc.manpages"); do
+		p=${p##*/}
+		[ -f "/usr/share/man/man${p##*.}/$p.gz" ] || nman=$((nman + 1))
+	done
 	if [ $hrc -eq 0 ] && grep -qi usage "$out/cli.txt" && [ $irc -ne 0 ] && [ $irc -lt 128 ] &&
-		[ "$nf" -eq 0 ] && [ -f /usr/share/man/man1/kpmc.1.gz ]; then
+		[ "$nf" -eq 0 ] && [ $nman -eq 0 ]; then
 		res PASS cli "kpmc -h; kpmc -I without the module: rc $irc, $(grep -v -i usage "$out/cli.txt" | tail -n 1)"
 	else
-		res FAIL cli "kpmc -h rc $hrc, -I rc $irc, $nf libraries not found: $(tail -n 2 "$out/cli.txt" | tr '\n' ' ')"
+		res FAIL cli "kpmc -h rc $hrc, -I rc $irc, $nf libraries not found, $nman man pages not installed: $(tail -n 2 "$out/cli.txt" | tr '\n' ' ')"
 	fi
 	# A program built against the installed libkpmc with pkg-config (no
 	# /proc/kpmc in a chroot: kpmc_start must say -ENOENT).
