@@ -307,9 +307,12 @@ static int __init kpmc_init(void)
 	err = kpmc_formats_init();
 	if (err)
 		goto out_defer;
-	err = kpmc_threads_init();
+	err = kpmc_builtin_formats_init();
 	if (err)
 		goto out_formats;
+	err = kpmc_threads_init();
+	if (err)
+		goto out_builtin_formats;
 	err = kpmc_cpu_state_init();
 	if (err)
 		goto out_threads;
@@ -341,6 +344,8 @@ out_threads:
 	kpmc_threads_exit();
 	kpmc_pmu_shutdown();
 	kpmc_sessions_exit();
+out_builtin_formats:
+	kpmc_builtin_formats_exit();
 out_formats:
 	kpmc_formats_exit();
 out_defer:
@@ -382,6 +387,7 @@ static void __exit kpmc_exit(void)
 	kpmc_sessions_exit();
 	kpmc_defer_exit();
 	kpmc_formats_exit();
+	kpmc_builtin_formats_exit();
 	if (kpmc_backend && kpmc_backend->remove)
 		kpmc_backend->remove();
 }

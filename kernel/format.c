@@ -264,19 +264,8 @@ void kpmc_formats_show(struct seq_file *m)
 
 int kpmc_formats_init(void)
 {
-	int err;
-
 	kpmc_format_scratch = alloc_percpu(struct kpmc_format_scratch);
-	if (!kpmc_format_scratch)
-		return -ENOMEM;
-	err = kpmc_format_mem_init();
-	if (!err)
-		err = kpmc_format_callstack_init();
-	if (err) {
-		kpmc_formats_exit();
-		return err;
-	}
-	return 0;
+	return kpmc_format_scratch ? 0 : -ENOMEM;
 }
 
 void kpmc_formats_exit(void)
@@ -288,7 +277,6 @@ void kpmc_formats_exit(void)
 	list_for_each_entry_safe(f, tmp, &kpmc_formats, node)
 		list_del(&f->node);
 	mutex_unlock(&kpmc_formats_lock);
-	kpmc_format_callstack_exit();
 	free_percpu(kpmc_format_scratch);
 	kpmc_format_scratch = NULL;
 }

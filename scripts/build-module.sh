@@ -33,7 +33,7 @@ mkdir -p "$out"
 src=$(cd "$out" && pwd)/src
 rm -rf "$src"
 mkdir -p "$src"
-for d in kernel backends modules policies include; do
+for d in kernel backends formats modules policies include; do
 	cp -rs "$top/$d" "$src/"
 done
 ln -s "$top/Kbuild" "$src/Kbuild"

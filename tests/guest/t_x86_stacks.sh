@@ -4,7 +4,7 @@
 # the perf backend's cpu-clock (no PMU under TCG: a 1 ms tick), recorded
 # into a text trace and symbolized by kpmc report. x86 guests run without
 # icount, so the number of samples follows the host's speed: bounded by
-# shares, not counts. The same code as arm64's (kernel/fmt_callstack.c) walks
+# shares, not counts. The same code as arm64's (formats/callstack.c) walks
 # x86's user frames (rbp chain) and the kernel's ORC unwinder the kernel
 # frames, from the interrupted registers.
 load

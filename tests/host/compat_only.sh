@@ -7,7 +7,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 hits=$(grep -rnE 'LINUX_VERSION_CODE|KERNEL_VERSION *\(|LINUX_VERSION_(MAJOR|PATCHLEVEL|SUBLEVEL)|RHEL_RELEASE_CODE' \
-	--include='*.c' --include='*.h' kernel backends modules tests/kmod include |
+	--include='*.c' --include='*.h' kernel backends formats modules tests/kmod include |
 	grep -v '^kernel/include/kpmc/compat.h:')
 if [ -n "$hits" ]; then
 	echo "compat_only: FAIL kernel-version checks outside kernel/include/kpmc/compat.h:"

@@ -9,7 +9,7 @@ cd "$top" || exit 1
 pattern='\b[Rr]eview[ :]+[A-C][0-9]{1,2}\b|\b[Ii]ssue #?[0-9]+\b|\([A-C][0-9]{1,2}(, [A-C][0-9]{1,2})*\)'
 hits=$(grep -rnIE "$pattern" --include='*.c' --include='*.h' --include='*.sh' --include='*.py' \
 	--include='Makefile' --include='Kbuild' --include='*.mk' \
-	kernel backends modules userland pmda tests scripts include bench debian Makefile 2>/dev/null |
+	kernel backends formats modules userland pmda tests scripts include bench debian Makefile 2>/dev/null |
 	grep -v '^tests/host/no_ticket_ids.sh:')
 if [ -n "$hits" ]; then
 	echo "no_ticket_ids: FAIL comments cite review or issue ids instead of the reason:"

@@ -335,10 +335,9 @@ unsigned int kpmc_format_parts(const struct kpmc_format *f, const void *priv);
 void kpmc_format_emit(struct kpmc_session *session, struct kpmc_format *f, void *priv,
 		      const struct kpmc_record *sample, struct kpmc_format_sample *fs);
 void kpmc_formats_show(struct seq_file *m);
-/* The built-in formats (fmt_mem.c, fmt_callstack.c). */
-int kpmc_format_mem_init(void);
-int kpmc_format_callstack_init(void);
-void kpmc_format_callstack_exit(void);
+/* formats/registry.c: the built-in formats, registered by the module's init. */
+int kpmc_builtin_formats_init(void);
+void kpmc_builtin_formats_exit(void);
 
 /* session.c */
 extern unsigned int kpmc_ring_records;

@@ -25,6 +25,7 @@
 
 #include "kpmc/core.h"
 #include "kpmc/format.h"
+#include "formats.h"
 
 #define CALLSTACK_DEFAULT_DEPTH	64
 /* Frames of the interrupt and of kpmc above the interrupted pc, at most. */

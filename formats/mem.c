@@ -13,6 +13,7 @@
 #include "kpmc/compat.h"
 #include "kpmc/core.h"
 #include "kpmc/format.h"
+#include "formats.h"
 
 /* No options: the ldlat threshold is the set's own token (the backend programs it). */
 static int mem_validate(const char *args, void **priv, char *why, size_t len)
