@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Call cycles among the module's core files (kernel/*.c).
+
+A file depends on another when it names a function defined there (a call,
+or a function pointer taken: both tie the two files together). Functions
+come from universal-ctags; a static function is only ever its own file's.
+The strongly connected components of that graph (Tarjan) are the cycles: a
+layered core has none. Each cycle is printed with the names that tie it,
+file -> file.
+
+  tests/host/kernel_cycles.py [--max-files N] [DIR]
+
+Exit 1 when the largest cycle holds more than N files (default 0): make
+test holds the core to today's largest so that it can only shrink.
+"""
+import argparse
+import glob
+import os
+import re
+import subprocess
+import sys
+
+
+def definitions(files):
+    """name -> set of files that define it; the static ones per file."""
+    out = subprocess.run(['ctags', '-x', '--c-kinds=f', '--language-force=C'] + files,
+                         check=True, capture_output=True, text=True).stdout
+    public, static = {}, {}
+    for line in out.splitlines():
+        parts = line.split(None, 4)
+        if len(parts) < 5:
+            continue
+        name, _, _, path, text = parts
+        if re.match(r'\s*static\b', text):
+            static.setdefault(path, set()).add(name)
+        else:
+            public.setdefault(name, set()).add(path)
+    return public, static
+
+
+COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+IDENT = re.compile(r'\b[A-Za-z_][A-Za-z0-9_]*\b')
+
+
+def names_used(path):
+    with open(path, encoding='utf-8', errors='replace') as f:
+        text = COMMENT.sub(' ', f.read())
+    return set(IDENT.findall(text))
+
+
+def tarjan(graph):
+    index, low, stack, on, comps, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            comps.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return comps
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--max-files', type=int, default=0)
+    ap.add_argument('dir', nargs='?', default=os.path.join(os.path.dirname(__file__), '..', '..', 'kernel'))
+    args = ap.parse_args()
+    files = sorted(glob.glob(os.path.join(args.dir, '*.c')))
+    if not files:
+        print(f'kernel_cycles: FAIL no C files in {args.dir}')
+        return 1
+    public, static = definitions(files)
+    graph, ties = {f: set() for f in files}, {}
+    for f in files:
+        own = static.get(f, set())
+        for name in names_used(f):
+            if name in own:
+                continue
+            for g in public.get(name, ()):
+                if g != f:
+                    graph[f].add(g)
+                    ties.setdefault((f, g), set()).add(name)
+    cycles = [c for c in tarjan(graph) if len(c) > 1]
+    short = lambda p: os.path.relpath(p, os.path.join(args.dir, '..'))
+    edges = sum(len(v) for v in graph.values())
+    largest = max((len(c) for c in cycles), default=0)
+    for c in sorted(cycles, key=len, reverse=True):
+        print(f'cycle of {len(c)} files: {" ".join(short(f) for f in c)}')
+        for f in c:
+            for g in sorted(graph[f]):
+                if g in c:
+                    names = sorted(ties[(f, g)])
+                    more = f' (+{len(names) - 4})' if len(names) > 4 else ''
+                    print(f'    {short(f)} -> {short(g)}: {", ".join(names[:4])}{more}')
+    verdict = 'PASS' if largest <= args.max_files else 'FAIL'
+    print(f'kernel_cycles: {verdict} {len(files)} files, {edges} file-to-file ties, '
+          f'{len(cycles)} cycle(s), the largest of {largest} files (at most {args.max_files})')
+    return 0 if verdict == 'PASS' else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
