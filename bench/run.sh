@@ -24,7 +24,7 @@ done
 lib=$top/userland
 ${cross}gcc -static $cflags -I"$top/include" -I"$lib/libkpmc/include" -I"$lib" -o "$work/bin/selfread" \
 	"$top/bench/progs/selfread.c" "$lib/libkpmc/libkpmc.c" "$lib/libkpmc/attrib.c" "$lib/libkpmc/memsample.c" "$lib/libkpmc/foldtrace_write.c" \
-	"$lib/eventspec.c" "$lib/pfm_events.c" "$lib/memaccess.c" -lpfm -lpthread
+	"$lib/eventspec.c" "$lib/pfm_events.c" "$lib/memaccess.c" "$lib/common/kpmc_proc.c" -lpfm -lpthread
 gcc $cflags -I"$top/include" -I"$top/userland" -o "$work/fmtbench" \
 	"$top/bench/progs/fmtbench.c" "$top/userland/record_format.c" "$top/userland/aggregate.c" "$top/userland/memaccess.c"
 

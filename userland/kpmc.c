@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "aggregate.h"
+#include "common/kpmc_proc.h"
 #include "eventspec.h"
 #include "pfm_events.h"
 #include "options.h"
@@ -35,7 +36,6 @@
 #include "stackrec.h"
 #include "stackreport.h"
 
-#define PROC_DIR "/proc/kpmc"
 #define READ_BATCH 64
 
 /* The session's ring, mapped (unless --no-mmap, or a module without it: read()). */
@@ -121,38 +121,13 @@ static void usage(FILE *f)
 		"  --kallsyms FILE  kernel symbols from FILE besides the trace's ksym lines\n");
 }
 
-static int module_present(void)
-{
-	struct stat st;
-
-	return stat(PROC_DIR, &st) == 0;
-}
-
 static int module_loaded(void)
 {
-	struct stat st;
-
-	if (stat(PROC_DIR, &st) == 0)
+	if (kpmc_proc_present())
 		return 1;
 	fprintf(stderr, "kpmc: the kpmc kernel module is not loaded (no %s); load it with insmod kpmc.ko\n",
-		PROC_DIR);
+		KPMC_PROC_DIR);
 	return 0;
-}
-
-/* The kernel's reason for this thread's last rejected write, or strerror. */
-static void kernel_reason(int err, char *buf, size_t len)
-{
-	FILE *f = fopen(PROC_DIR "/last_error", "r");
-
-	buf[0] = '\0';
-	if (f) {
-		if (!fgets(buf, (int)len, f))
-			buf[0] = '\0';
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = '\0';
-	if (!buf[0])
-		snprintf(buf, len, "%s", strerror(err));
 }
 
 /*
@@ -164,14 +139,12 @@ static void kernel_reason(int err, char *buf, size_t len)
 static int set_wakeup(int mon, const char *wakeup, int quiet_run)
 {
 	char req[32], reason[256];
-	int n;
 
 	if (!wakeup && !quiet_run)
 		return 0;
-	n = snprintf(req, sizeof(req), "wakeup=%s", wakeup ? wakeup : "watermark");
-	if (write(mon, req, (size_t)n) == n || !wakeup)
+	snprintf(req, sizeof(req), "wakeup=%s", wakeup ? wakeup : "watermark");
+	if (!kpmc_proc_request(mon, req, reason, sizeof(reason)) || !wakeup)
 		return 0;
-	kernel_reason(errno, reason, sizeof(reason));
 	fprintf(stderr, "kpmc: --wakeup %s: %s\n", wakeup, reason);
 	return 1;
 }
@@ -179,23 +152,10 @@ static int set_wakeup(int mon, const char *wakeup, int quiet_run)
 /* One write() of s to a /proc/kpmc file; on failure print what and why. */
 static int proc_write(const char *file, const char *s, const char *what)
 {
-	char path[64], reason[256];
-	int fd, err = 0;
-	ssize_t n;
+	char reason[256];
 
-	snprintf(path, sizeof(path), PROC_DIR "/%s", file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = errno;
-	} else {
-		n = write(fd, s, strlen(s));
-		if (n < 0)
-			err = errno;
-		close(fd);
-	}
-	if (!err)
+	if (!kpmc_proc_write(file, s, reason, sizeof(reason)))
 		return 0;
-	kernel_reason(err, reason, sizeof(reason));
 	fprintf(stderr, "kpmc: %s: %s\n", what, reason);
 	return -1;
 }
@@ -225,7 +185,7 @@ static char *names_to_raw(const char *list)
 {
 	char err[512], *out = malloc(1024);
 
-	if (!out || kpmc_names_to_raw(PROC_DIR "/info", list, out, 1024, err, sizeof(err)) < 0) {
+	if (!out || kpmc_names_to_raw(KPMC_PROC_INFO, list, out, 1024, err, sizeof(err)) < 0) {
 		fprintf(stderr, "kpmc: -c '%s': %s\n", list, out ? err : "out of memory");
 		free(out);
 		return NULL;
@@ -238,10 +198,10 @@ static int print_info(void)
 {
 	if (!module_loaded())
 		return 1;
-	if (cat_file(PROC_DIR "/info"))
+	if (cat_file(KPMC_PROC_INFO))
 		return 1;
-	printf("[monitoring modules: activate N with echo 'activate N' > " PROC_DIR "/mm_manager]\n");
-	return cat_file(PROC_DIR "/mm_manager");
+	printf("[monitoring modules: activate N with echo 'activate N' > " KPMC_PROC_DIR "/mm_manager]\n");
+	return cat_file(KPMC_PROC_DIR "/mm_manager");
 }
 
 /*
@@ -251,25 +211,16 @@ static int print_info(void)
  */
 static long virtual_counters(char names[KPMC_MAX_VIRT][32], const char *wanted)
 {
-	char line[512], *p, *tok, *save = NULL, list[256];
+	char *tok, *save = NULL, list[256];
+	struct kpmc_info info;
 	unsigned int i;
 	long mask = 0;
-	FILE *f = fopen(PROC_DIR "/info", "r");
 
-	memset(names, 0, KPMC_MAX_VIRT * 32);
-	while (f && fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "virtual_counters:", 17))
-			continue;
-		for (p = strtok_r(line + 17, " \n", &save); p; p = strtok_r(NULL, " \n", &save))
-			if (sscanf(p, "virt%u=", &i) == 1 && i < KPMC_MAX_VIRT)
-				snprintf(names[i], 32, "%s", strchr(p, '=') + 1);
-	}
-	if (f)
-		fclose(f);
+	kpmc_info_read(&info);
+	memcpy(names, info.virt_name, sizeof(info.virt_name));
 	if (!wanted)
 		return 0;
 	snprintf(list, sizeof(list), "%s", wanted);
-	save = NULL;
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		for (i = 0; i < KPMC_MAX_VIRT && strcmp(names[i], tok); i++)
 			;
@@ -855,7 +806,7 @@ int main(int argc, char **argv)
 			/* -L or -LFILTER, or -L FILTER as the last argument. */
 			if (!optarg && optind < argc && argv[optind][0] != '-')
 				optarg = argv[optind++];
-			return kpmc_pfm_list(stdout, optarg, PROC_DIR "/info",
+			return kpmc_pfm_list(stdout, optarg, KPMC_PROC_INFO,
 					     "/sys/bus/event_source/devices") ? 1 : 0;
 		case 'I':
 			return print_info();
@@ -868,7 +819,7 @@ int main(int argc, char **argv)
 		}
 	}
 	for (unsigned int g = 0; g < ngroups; g++)
-		if (kpmc_mbind_add_group(&metrics, groups[g], PROC_DIR "/info", why, sizeof(why))) {
+		if (kpmc_mbind_add_group(&metrics, groups[g], KPMC_PROC_INFO, why, sizeof(why))) {
 			fprintf(stderr, "kpmc: -g %s: %s\n", groups[g], why);
 			return 2;
 		}
@@ -890,7 +841,7 @@ int main(int argc, char **argv)
 			configs[nconfigs++] = metric_events;
 		}
 		if (kpmc_mbind_resolve(&metrics, configs, nconfigs,
-				       replay && !module_present() ? NULL : PROC_DIR "/info", why, sizeof(why))) {
+				       replay && !kpmc_proc_present() ? NULL : KPMC_PROC_INFO, why, sizeof(why))) {
 			fprintf(stderr, "kpmc: -m/-g: %s\n", why);
 			return 2;
 		}
@@ -917,17 +868,12 @@ int main(int argc, char **argv)
 		if (!nconfigs) {
 			/* Randomized by a quarter, the period staying above the kernel's minimum. */
 			unsigned long rnd = mem_period / 4;
-			char info[4096], ev[64];
+			struct kpmc_info info;
+			char ev[64];
 			unsigned int pmc = 0;
-			ssize_t got = -1;
-			int fd = open("/proc/kpmc/info", O_RDONLY | O_CLOEXEC);
 
-			if (fd >= 0) {
-				got = read(fd, info, sizeof(info) - 1);
-				close(fd);
-			}
-			info[got > 0 ? got : 0] = '\0';
-			if (kpmc_mem_default_event(info, ev, sizeof(ev)) || sscanf(ev, "pmc%u", &pmc) != 1) {
+			kpmc_info_read(&info);
+			if (kpmc_mem_default_event(info.text, ev, sizeof(ev)) || sscanf(ev, "pmc%u", &pmc) != 1) {
 				fprintf(stderr, "kpmc: mem: this machine has no memory-sampling source (/proc/kpmc/info: memory_sampling)\n");
 				return 1;
 			}
@@ -984,24 +930,22 @@ int main(int argc, char **argv)
 	 * Opening the monitor file creates this thread's session; read-write
 	 * for the ring's size and for the mapped ring's tail.
 	 */
-	mon = open(PROC_DIR "/monitor", O_RDWR | O_CLOEXEC);
+	mon = kpmc_proc_open("monitor", O_RDWR);
 	if (mon < 0) {
 		char reason[256];
 
-		kernel_reason(errno, reason, sizeof(reason));
+		kpmc_proc_reason(-mon, reason, sizeof(reason));
 		fprintf(stderr, "kpmc: cannot start a monitoring session: %s\n", reason);
 		return 1;
 	}
 	if (ring_records || noloss) {
-		char req[48];
-		int n = ring_records ? snprintf(req, sizeof(req), "ring=%lu%s", ring_records,
-						noloss ? ",noloss" : "") :
+		char req[48], reason[256];
+
+		if (ring_records)
+			snprintf(req, sizeof(req), "ring=%lu%s", ring_records, noloss ? ",noloss" : "");
+		else
 			snprintf(req, sizeof(req), "noloss");
-
-		if (write(mon, req, (size_t)n) != n) {
-			char reason[256];
-
-			kernel_reason(errno, reason, sizeof(reason));
+		if (kpmc_proc_request(mon, req, reason, sizeof(reason))) {
 			if (ring_records)
 				fprintf(stderr, "kpmc: -k %lu%s: %s\n", ring_records,
 					noloss ? " --no-loss" : "", reason);
@@ -1025,7 +969,7 @@ int main(int argc, char **argv)
 	}
 	if (proc_write("config", fullcfg, "configuration rejected"))
 		return 1;
-	f = fopen(PROC_DIR "/config", "r");
+	f = fopen(KPMC_PROC_DIR "/config", "r");
 	if (!f || !fgets(normalized, sizeof(normalized), f) ||
 	    kpmc_format_mappings(normalized, mappings, sizeof(mappings), &t.cols) < 0) {
 		fprintf(stderr, "kpmc: cannot read back the configuration\n");

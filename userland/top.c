@@ -24,10 +24,9 @@
 #include <unistd.h>
 
 #include "aggregate.h"
+#include "common/kpmc_proc.h"
 #include "metricbind.h"
 #include "topmodel.h"
-
-#define PROC_INFO "/proc/kpmc/info"
 
 static volatile sig_atomic_t stop;
 
@@ -255,7 +254,7 @@ int main(int argc, char **argv)
 			sets[nsets++] = set;
 	}
 	for (unsigned int g = 0; g < ngroups; g++)
-		if (kpmc_mbind_add_group(&m.bind, groups[g], PROC_INFO, why, sizeof(why))) {
+		if (kpmc_mbind_add_group(&m.bind, groups[g], KPMC_PROC_INFO, why, sizeof(why))) {
 			fprintf(stderr, "kpmc-top: -g %s: %s\n", groups[g], why);
 			return 2;
 		}
@@ -280,7 +279,7 @@ int main(int argc, char **argv)
 			}
 			sets[nsets++] = metric_events;
 		}
-		if (kpmc_mbind_resolve(&m.bind, sets, nsets, replay ? NULL : PROC_INFO, why, sizeof(why))) {
+		if (kpmc_mbind_resolve(&m.bind, sets, nsets, replay ? NULL : KPMC_PROC_INFO, why, sizeof(why))) {
 			fprintf(stderr, "kpmc-top: -m/-g: %s\n", why);
 			return 2;
 		}

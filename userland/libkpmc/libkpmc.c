@@ -20,6 +20,7 @@
 #include <uapi/linux/kpmc.h>
 
 #include "attrib.h"
+#include "common/kpmc_proc.h"
 #include "fastread.h"
 #include "foldtrace_write.h"
 #include "memsample.h"
@@ -298,9 +299,11 @@ static uint64_t monotonic_ns(void *arg)
 static int open_self(void)
 {
 	if (self_fd < 0) {
-		self_fd = open("/proc/kpmc/self", O_RDONLY | O_CLOEXEC);
-		if (self_fd < 0)
-			return -errno;
+		int fd = kpmc_proc_open("self", O_RDONLY);
+
+		if (fd < 0)
+			return fd;
+		self_fd = fd;
 	}
 	return 0;
 }
@@ -342,32 +345,20 @@ static const struct kpmc_self_page *my_page(void)
 	return page;
 }
 
+/* One request to /proc/kpmc/FILE: 0, or -errno with kpmc_last_error() naming the file. */
 static int put(const char *file, const char *s)
 {
-	char path[64];
-	int fd, err = 0;
+	char path[64], why[256];
+	int fd = kpmc_proc_open(file, O_WRONLY), err;
 
-	snprintf(path, sizeof(path), "/proc/kpmc/%s", file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), KPMC_PROC_DIR "/%s", file);
 	if (fd < 0) {
-		err = -errno;
-		set_error("%s: %s", path, strerror(-err));
-		return err;
+		set_error("%s: %s", path, strerror(-fd));
+		return fd;
 	}
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s)) {
-		char why[256] = "";
-		int lf = open("/proc/kpmc/last_error", O_RDONLY | O_CLOEXEC);
-		ssize_t n;
-
-		err = -errno;
-		if (lf >= 0) {
-			n = read(lf, why, sizeof(why) - 1);
-			why[n > 0 ? n : 0] = '\0';
-			why[strcspn(why, "\n")] = '\0';
-			close(lf);
-		}
-		set_error("%s '%s': %s", path, s, why[0] ? why : strerror(-err));
-	}
+	err = kpmc_proc_request(fd, s, why, sizeof(why));
+	if (err)
+		set_error("%s '%s': %s", path, s, why);
 	close(fd);
 	return err;
 }
@@ -383,7 +374,7 @@ int kpmc_resolve_config(const char *config, char *raw, size_t len)
 		return -EINVAL;
 	}
 	pthread_mutex_lock(&pfm_lock);
-	n = kpmc_config_to_raw("/proc/kpmc/info", config, raw, len, err, sizeof(err));
+	n = kpmc_config_to_raw(KPMC_PROC_INFO, config, raw, len, err, sizeof(err));
 	pthread_mutex_unlock(&pfm_lock);
 	if (n < 0) {
 		set_error("%s", err);
@@ -643,7 +634,7 @@ extern int kpmc_lib_func_regions_start(char *why, size_t len) __attribute__((wea
 int kpmc_start(const char *config)
 {
 	char raw[2048];
-	int err;
+	int err, fd;
 
 	if (session_fd >= 0) {
 		set_error("kpmc_start: already started");
@@ -666,14 +657,14 @@ int kpmc_start(const char *config)
 	 * samples, from the mapped ring (read-write: its tail is the reader's),
 	 * else with read().
 	 */
-	session_fd = open("/proc/kpmc/monitor", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (session_fd < 0)
-		session_fd = open("/proc/kpmc/monitor", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (session_fd < 0) {
-		err = -errno;
-		set_error("/proc/kpmc/monitor: %s", strerror(-err));
-		return err;
+	fd = kpmc_proc_open("monitor", O_RDWR | O_NONBLOCK);
+	if (fd < 0)
+		fd = kpmc_proc_open("monitor", O_RDONLY | O_NONBLOCK);
+	if (fd < 0) {
+		set_error(KPMC_PROC_DIR "/monitor: %s", strerror(-fd));
+		return fd;
 	}
+	session_fd = fd;
 	{
 		char why[256];
 
