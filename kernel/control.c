@@ -4,7 +4,7 @@
  * starts, reads and stops its own monitoring; attaches other threads it may
  * ptrace and detaches them; the kernel API attaches and detaches tasks for
  * scheduling code. Who may count what is privilege.c's; the counters'
- * owner (threads or system-wide) is core.c's.
+ * owner (threads or system-wide) is pmu.c's.
  */
 #include <linux/kernel.h>
 #include <linux/slab.h>

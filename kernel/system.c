@@ -89,7 +89,7 @@ static void sys_start_on_cpu(void *info)
 	u64 start[KPMC_MAX_COUNTERS] = { 0 };
 	u64 now = ktime_get_ns();
 
-	/* Ownership (core.c) keeps per-thread counting off while system-wide is on. */
+	/* Ownership (pmu.c) keeps per-thread counting off while system-wide is on. */
 	if (WARN_ON_ONCE(c->cur))
 		return;
 	kpmc_backend->load(hw, start);
@@ -288,7 +288,7 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 	sys->conf = owner->conf;
 
 	/*
-	 * The ownership of the counters (core.c) decides, under one lock,
+	 * The ownership of the counters (pmu.c) decides, under one lock,
 	 * against per-thread starts and other system-wide ones; not under the
 	 * hotplug lock: claiming takes it.
 	 */

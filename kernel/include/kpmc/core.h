@@ -222,11 +222,15 @@ DECLARE_PER_CPU(struct kpmc_cpu, kpmc_cpus);
 /* Enabled while a session exists: until then the switch hook does nothing. */
 DECLARE_STATIC_KEY_FALSE(kpmc_monitoring);
 
-/* core.c */
+/* module.c: the hook source chosen at load. */
+extern const struct kpmc_hook_source *kpmc_hooks;
+
+/* pmu.c: the backend chosen at load, and the claim of its counters. */
 extern const struct kpmc_backend *kpmc_backend;
 extern struct kpmc_pmu_desc kpmc_pmu;
 extern char kpmc_no_pmu_reason[KPMC_ERR_MAX];
-extern const struct kpmc_hook_source *kpmc_hooks;
+void kpmc_pmu_init(void);
+void kpmc_pmu_exit(void);
 /*
  * Users of the PMU claim: a thread counting or armed, a system-wide session;
  * the two exclude each other. get: process context, claims for the first
@@ -241,6 +245,10 @@ void kpmc_pmu_put(enum kpmc_pmu_user who);
 unsigned int kpmc_pmu_user_count(bool *claimed);
 bool kpmc_pmu_claimed_now(void);
 void kpmc_pmu_settle(void);
+/* Unload: every user gone; the counters go back to perf. */
+void kpmc_pmu_shutdown(void);
+
+/* reject.c: why a request was refused, to the thread's last_error and dmesg. */
 void kpmc_reject(struct kpmc_thread *t, const char *file, const char *fmt, ...) __printf(3, 4);
 
 /* thread.c (the table, lifecycle hooks) and control.c (what /proc asks of threads) */

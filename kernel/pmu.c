@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kpmc: per-thread performance-monitoring counters.
- * Module entry, backend selection and the PMU claim policy.
+ * The PMU layer: which backend drives the counters (chosen once, at load)
+ * and who holds them (nobody, threads or one system-wide session), claimed
+ * from perf while anything counts and given back after.
  */
 #include <linux/module.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
-#include <linux/ratelimit.h>
 #include <linux/sched.h>
 #include <linux/utsname.h>
 #include <linux/cpu.h>
@@ -14,11 +14,6 @@
 #include <linux/irq_work.h>
 
 #include "kpmc/core.h"
-#include "kpmc/hooks.h"
-
-static char *hooks = "auto";
-module_param(hooks, charp, 0444);
-MODULE_PARM_DESC(hooks, "auto (pmc_ops where the kernel has them), pmc_ops or tracepoint");
 
 static char *backend;
 module_param(backend, charp, 0444);
@@ -27,7 +22,6 @@ MODULE_PARM_DESC(backend, "force a PMU backend by name (default: first that prob
 const struct kpmc_backend *kpmc_backend;
 struct kpmc_pmu_desc kpmc_pmu;
 char kpmc_no_pmu_reason[KPMC_ERR_MAX];
-const struct kpmc_hook_source *kpmc_hooks;
 
 DEFINE_STATIC_KEY_FALSE(kpmc_monitoring);
 
@@ -200,7 +194,7 @@ void kpmc_pmu_settle(void)
 }
 
 /* Unload: every user is gone (threads freed, system session stopped). */
-static void kpmc_pmu_shutdown(void)
+void kpmc_pmu_shutdown(void)
 {
 	irq_work_sync(&kpmc_pmu_release_irq_work);
 	cancel_work_sync(&kpmc_pmu_release_work);
@@ -209,23 +203,6 @@ static void kpmc_pmu_shutdown(void)
 		pr_err("kpmc: leak: %d PMU users at unload\n", atomic_read(&kpmc_pmu_users));
 	pmu_unclaim_locked();
 	mutex_unlock(&kpmc_pmu_lock);
-}
-
-/* Up to 100 rejections per 5 s reach dmesg: enough for a test, not a flood. */
-static DEFINE_RATELIMIT_STATE(kpmc_reject_rs, 5 * HZ, 100);
-
-void kpmc_reject(struct kpmc_thread *t, const char *file, const char *fmt, ...)
-{
-	char msg[KPMC_ERR_MAX];
-	va_list args;
-
-	va_start(args, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, args);
-	va_end(args);
-	if (t)
-		strscpy(t->last_error, msg, sizeof(t->last_error));
-	if (__ratelimit(&kpmc_reject_rs))
-		pr_warn("kpmc: %s: %s (pid %d)\n", file, msg, task_pid_nr(current));
 }
 
 /*
@@ -263,31 +240,9 @@ static void select_backend(void)
 			 "no backend named '%s' in this build", backend);
 }
 
-/* pmc_ops where the kernel has kpmc's scheduler patch, else tracepoints. */
-static const struct kpmc_hook_source *select_hooks(void)
+/* Module init: the backend, and the give-back's irq_work. */
+void kpmc_pmu_init(void)
 {
-	bool want_tp = !strcmp(hooks, "tracepoint"), want_ops = !strcmp(hooks, "pmc_ops");
-
-	if (!want_tp && !want_ops && strcmp(hooks, "auto"))
-		return NULL;
-#ifdef CONFIG_PMC_OPS
-	if (!want_tp)
-		return &kpmc_pmc_ops_hooks;
-#endif
-#ifdef CONFIG_TRACEPOINTS
-	if (!want_ops)
-		return &kpmc_tracepoint_hooks;
-#endif
-	return NULL;
-}
-
-static int __init kpmc_init(void)
-{
-	int err;
-
-	BUILD_BUG_ON(KPMC_MAX_COUNTERS > 32);
-	BUILD_BUG_ON(KPMC_MAX_VIRT > 32);
-
 	init_irq_work(&kpmc_pmu_release_irq_work, pmu_release_irq_work);
 	select_backend();
 	if (kpmc_backend)
@@ -297,102 +252,11 @@ static int __init kpmc_init(void)
 			kpmc_no_pmu_reason);
 	else
 		pr_info("kpmc: no supported PMU found: %s\n", kpmc_no_pmu_reason);
-
-	err = kpmc_mm_activate(0);
-	if (err)
-		goto out_backend;
-	err = kpmc_defer_init();
-	if (err)
-		goto out_backend;
-	err = kpmc_formats_init();
-	if (err)
-		goto out_defer;
-	err = kpmc_builtin_formats_init();
-	if (err)
-		goto out_formats;
-	err = kpmc_threads_init();
-	if (err)
-		goto out_builtin_formats;
-	err = kpmc_cpu_state_init();
-	if (err)
-		goto out_threads;
-	kpmc_hooks = select_hooks();
-	if (!kpmc_hooks) {
-		pr_err("kpmc: no hook source: hooks=%s (this kernel: tracepoints %s, pmc_ops %s)\n",
-		       hooks, IS_ENABLED(CONFIG_TRACEPOINTS) ? "yes" : "no",
-		       IS_ENABLED(CONFIG_PMC_OPS) ? "yes" : "no");
-		err = -EINVAL;
-		goto out_cpu_state;
-	}
-	err = kpmc_hooks->attach();
-	if (err) {
-		pr_err("kpmc: cannot attach %s hooks: %d\n", kpmc_hooks->name, err);
-		goto out_cpu_state;
-	}
-	kpmc_privilege_init();
-	err = kpmc_proc_init();
-	if (err)
-		goto out_privilege;
-	return 0;
-
-out_privilege:
-	kpmc_privilege_exit();
-	kpmc_hooks->detach();
-out_cpu_state:
-	kpmc_cpu_state_exit();
-out_threads:
-	kpmc_threads_exit();
-	kpmc_pmu_shutdown();
-	kpmc_sessions_exit();
-out_builtin_formats:
-	kpmc_builtin_formats_exit();
-out_formats:
-	kpmc_formats_exit();
-out_defer:
-	kpmc_defer_exit();
-out_backend:
-	if (kpmc_backend && kpmc_backend->remove)
-		kpmc_backend->remove();
-	return err;
 }
 
-static void __exit kpmc_exit(void)
+/* Module exit, or a failed init: the backend's own state goes. */
+void kpmc_pmu_exit(void)
 {
-	/*
-	 * The hotplug, CPU PM and suspend callbacks go after the last
-	 * system-wide session has stopped and none can start (the /proc
-	 * files are gone): every stop runs under the hotplug lock on the CPUs
-	 * online, and a CPU that went offline before it dropped its c->sys in
-	 * its own offline callback. Were the callbacks gone first, a CPU going
-	 * down in between would keep c->sys past the free of the system
-	 * session and, back online while the hooks are attached, run the
-	 * switch hook on it.
-	 *
-	 * They go before the thread states are freed: once the hooks are
-	 * detached, a CPU that goes offline keeps its c->cur (no switch-out
-	 * clears it), which the online callback would load from after the
-	 * free. Without callbacks, nothing reads it any more.
-	 */
-	kpmc_system_exit();
-	/* Wake blocked readers, then close every open session file. */
-	kpmc_sessions_shutdown();
-	kpmc_proc_exit();
-	kpmc_privilege_exit();
-	kpmc_hooks->detach();
-	kpmc_kernel_api_stop();
-	kpmc_cpu_state_exit();
-	kpmc_threads_exit();
-	kpmc_pmu_shutdown();
-	kpmc_mm_exit();
-	kpmc_sessions_exit();
-	kpmc_defer_exit();
-	kpmc_formats_exit();
-	kpmc_builtin_formats_exit();
 	if (kpmc_backend && kpmc_backend->remove)
 		kpmc_backend->remove();
 }
-
-module_init(kpmc_init);
-module_exit(kpmc_exit);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("kpmc: per-thread performance-monitoring counters");
