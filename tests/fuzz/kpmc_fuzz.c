@@ -598,7 +598,7 @@ static int userns_child(struct worker *w, pid_t target)
 	static const char *const links[] = { "/tmp/p/self/mem", "/tmp/p/self/ns/net", "/tmp/p/kpmc/info",
 					     "/tmp/p/1/environ", "/dev/null", "/nonexistent" };
 	static const char sampling[] = "pmc1=" SAMPLING_EVENT ",tbs=10";
-	int own = target == 0, cfg, en, mon, trick;
+	int own = target == 0, cfg, en, mon, trick, go[2] = { -1, -1 };
 	char req[48], dir[48], path[80], outer_uid[32], outer_gid[32];
 	ssize_t rc;
 
@@ -617,13 +617,26 @@ static int userns_child(struct worker *w, pid_t target)
 	if (write_file("/proc/self/setgroups", "deny") ||
 	    write_file("/proc/self/uid_map", outer_uid) || write_file("/proc/self/gid_map", outer_gid))
 		return 15;
-	/* Its own: a spinner started inside the namespaces (itself it would enable with "1"). */
+	/*
+	 * Its own: a spinner started inside the namespaces (itself it would
+	 * enable with "1"). It spins only once the attach was tried: on a debug
+	 * kernel the mount tricks below outlast a short spin, and an attach to
+	 * a task that already exited tests nothing.
+	 */
 	if (own) {
+		if (pipe(go))
+			return 14;
 		target = fork();
 		if (target == 0) {
+			char c;
+
+			close(go[1]);
+			if (read(go[0], &c, 1) < 0)
+				_exit(1);
 			spin(20000 + next(w) % 200000);
 			_exit(0);
 		}
+		close(go[0]);
 		if (target < 0)
 			return 14;
 	}
@@ -651,8 +664,10 @@ static int userns_child(struct worker *w, pid_t target)
 	if (rc >= 0 && !own)
 		fprintf(stderr, "kpmc_fuzz: SECURITY: attach to pid %d from a user namespace accepted\n",
 			target);
-	if (own)
+	if (own) {
+		close(go[1]);
 		waitpid(target, NULL, 0);
+	}
 	if (mon >= 0)
 		close(mon);
 	return 0;
