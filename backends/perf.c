@@ -34,6 +34,13 @@
  * kernel's only data-address sampler is SPE, whose samples go to an AUX
  * buffer that in-kernel events cannot have: refused there, with the reason.
  *
+ * The events are kpmc's own, as the direct backends' registers are: counted
+ * into a thread only while it runs, after kpmc's privilege layer applied
+ * perf's per-task rules to the session (ptrace, perf_event_paranoid). perf
+ * would check a CPU-wide event against its creator (CAP_PERFMON at paranoid
+ * above 0), which would refuse every user the per-task rule allows, so they
+ * are created with the kernel's credentials (perf_create_as_kernel()).
+ *
  * Events exist only for configurations allowed to count: a configuration
  * write (any user may write one) only checks and describes the sets; the
  * events are made at the first enable, after the privilege check
@@ -58,6 +65,7 @@
 #include <linux/mutex.h>
 #include <linux/cpu.h>
 #include <linux/cred.h>
+#include <linux/sched/task.h>
 #include <linux/capability.h>
 #include <linux/moduleparam.h>
 #ifdef CONFIG_X86
@@ -228,6 +236,23 @@ static void perf_attr(struct perf_event_attr *attr, u64 event, bool usr, bool os
 	attr->exclude_hv = 1;
 }
 
+/* A CPU-wide event of kpmc's (see the header): checked as the kernel's, not the caller's. */
+static struct perf_event *perf_create_as_kernel(struct perf_event_attr *attr, int cpu,
+						perf_overflow_handler_t handler)
+{
+	const struct cred *kernel_cred, *caller;
+	struct perf_event *ev;
+
+	kernel_cred = prepare_kernel_cred(&init_task);
+	if (!kernel_cred)
+		return ERR_PTR(-ENOMEM);
+	caller = override_creds(kernel_cred);
+	ev = perf_event_create_kernel_counter(attr, cpu, NULL, handler, NULL);
+	revert_creds(caller);
+	put_cred(kernel_cred);
+	return ev;
+}
+
 static const char *perf_type_name(u32 type)
 {
 	switch (type) {
@@ -254,7 +279,7 @@ static int perf_check_event(const struct kpmc_pmu_desc *pmu, unsigned int slot,
 	}
 	perf_attr(&attr, event, true, true);
 	attr.disabled = 1;
-	ev = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(), NULL, NULL, NULL);
+	ev = perf_create_as_kernel(&attr, raw_smp_processor_id(), NULL);
 	if (IS_ERR(ev)) {
 		snprintf(why, len, "perf cannot count %s event 0x%llx here (error %ld%s)",
 			 perf_type_name(type), event & 0xffffffffULL, PTR_ERR(ev),
@@ -401,8 +426,7 @@ static unsigned int perf_create_cpu(struct perf_encoding *enc, int cpu)
 		struct perf_event *old = *slot, *ev;
 		bool sampler = enc->sampling && i == enc->sampling_index;
 
-		ev = perf_event_create_kernel_counter(&enc->attr[i], cpu, NULL,
-						      sampler ? perf_overflow : NULL, NULL);
+		ev = perf_create_as_kernel(&enc->attr[i], cpu, sampler ? perf_overflow : NULL);
 		/* Only cpu itself reads its slots: it runs no monitored thread yet. */
 		WRITE_ONCE(*slot, ev);
 		if (old)

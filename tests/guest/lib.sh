@@ -85,6 +85,32 @@ kmemleak_verdict() {
 	verdict "$1" "$r"
 }
 
+# paranoid_matrix CFG CFG_OS PERFEV: uid 1000 counting its own program in
+# user mode, in kernel mode too, and CPU-wide, with perf (perfcount -e
+# PERFEV, -k, -a) and with kpmc (-A -c CFG, -A -c CFG_OS, -S -c CFG), at each
+# perf_event_paranoid level (y = allowed, n = refused); prints a line per
+# level, leaves the level at 2 and sets mx_r to what differs from perf or
+# from perf's rule (3: nothing, 2: user, 1: kernel too, 0 and -1: CPU-wide too).
+paranoid_matrix() {
+	mx_r=""
+	for mx_lvl in 3 2 1 0 -1; do
+		echo "$mx_lvl" >/proc/sys/kernel/perf_event_paranoid
+		mx_p=""
+		for mx_f in "" -k -a; do
+			"$BIN/runas" 1000 "$BIN/perfcount" -e "$3" $mx_f "$BIN/loop" 1000 >$OUT/mx.txt 2>&1 && mx_p="${mx_p}y" || mx_p="${mx_p}n"
+		done
+		mx_k=""
+		for mx_c in "-A -c $1" "-A -c $2" "-S -c $1"; do
+			"$BIN/runas" 1000 kpmc $mx_c -- "$BIN/loop" 1000 >$OUT/mx.txt 2>&1 && mx_k="${mx_k}y" || mx_k="${mx_k}n"
+		done
+		echo "paranoid $mx_lvl: perf user, kernel, CPU-wide $mx_p; kpmc $mx_k"
+		[ "$mx_p" = "$mx_k" ] || mx_r="$mx_r paranoid $mx_lvl: perf $mx_p, kpmc $mx_k;"
+		case $mx_lvl in 3) mx_w=nnn ;; 2) mx_w=ynn ;; 1) mx_w=yyn ;; *) mx_w=yyy ;; esac
+		[ "$mx_k" = "$mx_w" ] || mx_r="$mx_r kpmc at $mx_lvl: $mx_k, expected $mx_w;"
+	done
+	echo 2 >/proc/sys/kernel/perf_event_paranoid
+}
+
 # loop_total N: the exact user-mode instruction count of "loop N" on this
 # kernel (libc's start-up and exit path differ between kernels by a few
 # dozen instructions), the smaller of two counting runs (see LLSC_SLACK).

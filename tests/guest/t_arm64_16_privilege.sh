@@ -10,23 +10,9 @@ U="$BIN/runas 1000"
 load
 
 # perf and kpmc side by side: own program in user mode, in kernel mode too,
-# and CPU-wide; y = allowed, n = refused.
-yn() { "$@" >$OUT/yn.txt 2>&1 && echo y || echo n; }
-r=""
-for lvl in 3 2 1 0 -1; do
-	echo "$lvl" >$P
-	pu=$(yn $U "$BIN/perfcount" "$BIN/loop" 1000)
-	pk=$(yn $U "$BIN/perfcount" -k "$BIN/loop" 1000)
-	pa=$(yn $U "$BIN/perfcount" -a "$BIN/loop" 1000)
-	ku=$(yn $U kpmc -A -c "$CFGU" -- "$BIN/loop" 1000)
-	kk=$(yn $U kpmc -A -c "$CFGU,os1=1" -- "$BIN/loop" 1000)
-	ka=$(yn $U kpmc -S -c "$CFGU" -- "$BIN/loop" 1000)
-	echo "privilege: paranoid $lvl: perf user=$pu kernel=$pk cpu=$pa; kpmc user=$ku kernel=$kk cpu=$ka"
-	[ "$pu$pk$pa" = "$ku$kk$ka" ] || r="$r paranoid $lvl: perf $pu$pk$pa, kpmc $ku$kk$ka;"
-	# Debian's kernels: 3 refuses everything (perf_paranoid_any).
-	case $lvl in 3) want=nnn ;; 2) want=ynn ;; 1) want=yyn ;; *) want=yyy ;; esac
-	[ "$ku$kk$ka" = "$want" ] || r="$r kpmc at $lvl: $ku$kk$ka, expected $want;"
-done
+# and CPU-wide, at each level (Debian's kernels: 3 refuses everything).
+paranoid_matrix "$CFGU" "$CFGU,os1=1" 4:8
+r=$mx_r
 echo 2 >$P
 $U kpmc -A -c "$CFGU,os1=1" -- "$BIN/loop" 1000 >$OUT/os.txt 2>&1
 grep -q "perf_event_paranoid is 2: counting kernel mode (osN=1) needs paranoid <= 1 or CAP_PERFMON" $OUT/os.txt ||

@@ -113,17 +113,24 @@ verdict arm64_callstack_report_self_total "$r"
 #   page faults and system calls), a fixed stretch before the loop;
 # - a call edge: a, b or c in its own code around its call, or in its
 #   prologue or epilogue, where the walk misses its caller (main;b, main;a;c);
-# - outside main: libc's start-up before it, the exit after it (exit_group's
-#   samples have no user frames: the mm is gone).
+# - outside main: libc's start-up before it, the exit after it (user frames
+#   without main), and exit_group's samples, which have no user frames (the
+#   mm is gone: do_exit in their kernel frames); any other sample without
+#   user frames is a user walk that failed.
 # Anything else with a, b or c in it is a broken stack, and so is a sample in
 # getppid's implementation whose user frames are not main;a;b;c: only c
-# makes that system call. The set-up, the edges and outside main lie in
-# two stretches, before the loop and after it, whose cycles are those of
+# makes that system call. The set-up and the edges lie in two stretches,
+# before the loop and after it, whose cycles are at most those of
 # "callchain sys 1" (counted below: 3.05e5 on 6.1, 1.4e4 of them in user
 # mode; each system call of the loop adds 500): at periods of 80000 at
 # least, floor(cycles / 80000) + 2 samples at most, plus one for the
 # difference between two runs (6.1: 6 allowed; 1 to 4 measured a run, in
 # 60 runs on 6.1 and 60 on 5.10, 20 of each with a CPU-bound task beside it).
+# Outside main is not bounded by them: on the debug kernels the exit's cost
+# (KASAN's quarantine, kmemleak's objects) depends on what the kernel did
+# before, so one run's exit says little of another's (PREEMPT_RT debug:
+# 9.4e6 cycles in "callchain sys 1", then 102 exit samples (1.0e7 cycles)
+# in one run and 245 in another).
 # Every kernel sample of the loop has, outermost, the kernel's entry from
 # user mode: the synchronous exception (el0t_64_sync; 5.10: el0_sync) or,
 # for an interrupt taken in user mode, the interrupt's (el0t_64_irq; 5.10:
@@ -198,7 +205,16 @@ ks=$(awk -v entry="$ENTRY" -v body="$BODY" -v irq0="$IRQ0" -v ret="$RET" '
 			if (K[j] == "__arm64_sys_getppid_[k]" || K[j] == "__task_pid_nr_ns_[k]" && j > 1 && pos[K[j - 1]] >= 5) break
 		if (j <= m && !loop) { badsys += $2; if (!firstsys) firstsys = $1 }
 		if (!loop) {
-			if (!abc) { if (hasmain) setup += $2; else outside += $2 }
+			if (!abc) {
+				if (hasmain) setup += $2
+				else if (nu) outside += $2
+				else {
+					# No user frames: only where the mm is gone, in the exit.
+					for (j = 1; j <= m && K[j] != "do_exit_[k]"; j++) ;
+					if (j <= m) outside += $2
+					else { nouser += $2; if (!firstnouser) firstnouser = $1 }
+				}
+			}
 			else if (f[nu] == "a" || f[nu] == "b" && (f[nu - 1] == "main" || f[nu - 1] == "a" && f[nu - 2] == "main") ||
 				 f[nu] == "c" && f[nu - 1] == "a" && f[nu - 2] == "main") edge += $2
 			else { baduser += $2; if (!firstuser) firstuser = $1 }
@@ -236,12 +252,12 @@ ks=$(awk -v entry="$ENTRY" -v body="$BODY" -v irq0="$IRQ0" -v ret="$RET" '
 		else { badbody += $2; if (!firstbody) firstbody = $1 }
 	}
 	END {
-		printf "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %s %s %s %s\n", user, kern, sync, irq, retpath,
+		printf "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %s %s %s %s %s\n", user, kern, sync, irq, retpath,
 			exitwork, badouter, dispatch, inbody, skipped, badbody, setup, edge, outside, baduser, badsys,
-			firstouter ? firstouter : "-", firstbody ? firstbody : "-", firstuser ? firstuser : "-",
-			firstsys ? firstsys : "-"
+			nouser, firstouter ? firstouter : "-", firstbody ? firstbody : "-", firstuser ? firstuser : "-",
+			firstsys ? firstsys : "-", firstnouser ? firstnouser : "-"
 	}' $OUT/ks.folded)
-read -r kuser kkern ksync kirq kret kexit kbadouter kdisp kbody kskip kbadbody ksetup kedge kout kbaduser kbadsys kfirstouter kfirstbody kfirstuser kfirstsys <<EOF
+read -r kuser kkern ksync kirq kret kexit kbadouter kdisp kbody kskip kbadbody ksetup kedge kout kbaduser kbadsys knouser kfirstouter kfirstbody kfirstuser kfirstsys kfirstnouser <<EOF
 $ks
 EOF
 kall=$(trace_count $OUT/ks.txt stack)
@@ -249,9 +265,10 @@ kall=$(trace_count $OUT/ks.txt stack)
 [ "$kbadsys" = 0 ] || r="$r $kbadsys samples in getppid without main;a;b;c as their user frames, e.g. $kfirstsys;"
 [ "$kbadouter" = 0 ] || r="$r $kbadouter kernel samples of c not entered from user mode, e.g. $kfirstouter;"
 [ "$kbadbody" = 0 ] || r="$r $kbadbody samples in the system call without its path as their outer frames, e.g. $kfirstbody;"
-nout=$((ksetup + kedge + kout))
+[ "$knouser" = 0 ] || r="$r $knouser samples without user frames outside the exit, e.g. $kfirstnouser;"
+nout=$((ksetup + kedge))
 [ -n "$OUTC" ] && [ "$nout" -le $((OUTC / (STACK_P - STACK_P / 5) + 3)) ] ||
-	r="$r $nout samples outside the loop ($ksetup in main's set-up, $kedge at a call edge, $kout outside main) for its ${OUTC:-?} cycles, want $((${OUTC:-0} / (STACK_P - STACK_P / 5) + 3)) at most;"
+	r="$r $nout samples in main outside the loop ($ksetup in its set-up, $kedge at a call edge) for the ${OUTC:-?} cycles of a run without it, want $((${OUTC:-0} / (STACK_P - STACK_P / 5) + 3)) at most;"
 [ $((kexit * 8)) -le "$kkern" ] || r="$r $kexit of $kkern kernel samples in the exit work, want an eighth at most;"
 # A quarter of the kernel samples at least are in the dispatch or deeper.
 # (Many samples land in user mode at c's instruction after its svc: an

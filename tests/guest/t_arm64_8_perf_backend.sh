@@ -16,6 +16,22 @@ echo "perf backend: direct $d, via perf $p"
 	r="$r direct '$d' and perf backend '$p' differ by more than 1000;"
 verdict arm64_perf_backend_matches_direct "$r"
 
+# A user gets through the perf backend what perf gives it, same boot: its
+# events are kpmc's per-CPU events, created as the kernel's, and kpmc's own
+# privilege rules decide (perf would refuse a user its CPU-wide events at any
+# paranoid level above 0). The count of the user's own program equals perf's
+# (6,011,013 both on 6.1; LLSC_SLACK).
+paranoid_matrix pmc1=0x400000008 pmc1=0x400000008,os1=1 4:8
+r=$mx_r
+"$BIN/runas" 1000 kpmc -A -c pmc1=0x400000008 -- "$BIN/loop" 3000000 >$OUT/userperf.txt 2>&1 ||
+	r="$r uid 1000 refused: $(tail -n 2 $OUT/userperf.txt);"
+u=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $4; exit }' $OUT/userperf.txt)
+"$BIN/runas" 1000 "$BIN/perfcount" -e 4:8 "$BIN/loop" 3000000 >$OUT/userperfcount.txt 2>&1
+pc=$(sed -n 's/^perfcount count=\([0-9]*\) .*/\1/p' $OUT/userperfcount.txt)
+echo "uid 1000 via the perf backend: kpmc $u, perf $pc"
+within_slack "$u" "$pc" || r="$r uid 1000: kpmc '$u' and perf '$pc' differ by more than $LLSC_SLACK;"
+verdict arm64_perf_backend_privilege_as_perf "$r"
+
 # Coexistence is perf's own: a perf user keeps counting while kpmc runs.
 r=""
 "$BIN/perfhold" 2 >$OUT/hold.txt 2>&1 &
