@@ -79,8 +79,13 @@ static int __init kpmc_init(void)
 	err = kpmc_proc_init();
 	if (err)
 		goto out_privilege;
+	err = kpmc_kernel_api_init(kpmc_proc_dir());
+	if (err)
+		goto out_proc;
 	return 0;
 
+out_proc:
+	kpmc_proc_exit();
 out_privilege:
 	kpmc_privilege_exit();
 	kpmc_hooks->detach();

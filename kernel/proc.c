@@ -520,12 +520,17 @@ int kpmc_proc_init(void)
 	    !proc_create("self", 0444, kpmc_dir, &self_ops) ||
 	    !proc_create("monitor", 0666, kpmc_dir, &monitor_ops) ||
 	    !proc_create("mm_manager", 0644, kpmc_dir, &mm_manager_ops) ||
-	    !proc_create("formats", 0444, kpmc_dir, &formats_ops) ||
-	    kpmc_kernel_api_init(kpmc_dir)) {
+	    !proc_create("formats", 0444, kpmc_dir, &formats_ops)) {
 		proc_remove(kpmc_dir);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* Where other parts put their files (the kernel API's kernel_config). */
+struct proc_dir_entry *kpmc_proc_dir(void)
+{
+	return kpmc_dir;
 }
 
 void kpmc_proc_exit(void)

@@ -5,7 +5,8 @@
 # libkpmc's exports and links; call stacks (stacks.sh); folding (fold.sh) and
 # the fold library (foldlib.sh); kernel-version checks only in compat.h
 # (compat_only.sh); comments without review or issue ids (no_ticket_ids.sh);
-# call cycles among kernel/ files (kernel_cycles.py).
+# set-up and tear-down called from kernel/module.c only
+# (lifecycle_from_module.sh); call cycles among kernel/ files (kernel_cycles.py).
 #   tests/host/run.sh KPMC OUTDIR  -> OUTDIR/result "PASSED FAILED"
 set -uo pipefail
 kpmc=${1:?usage: run.sh KPMC OUTDIR}
@@ -77,6 +78,12 @@ else
 fi
 # Comments keep the reasoning, not review or issue ids.
 if "$top/tests/host/no_ticket_ids.sh"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+fi
+# Every part's set-up and tear-down is called from kernel/module.c only.
+if "$top/tests/host/lifecycle_from_module.sh"; then
 	passed=$((passed + 1))
 else
 	failed=$((failed + 1))

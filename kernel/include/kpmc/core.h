@@ -426,6 +426,7 @@ void kpmc_selfpage_free(struct kpmc_thread *t);
 
 /* proc.c */
 int kpmc_proc_init(void);
+struct proc_dir_entry *kpmc_proc_dir(void);
 void kpmc_proc_exit(void);
 
 #endif /* KPMC_CORE_H */
