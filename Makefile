@@ -155,12 +155,13 @@ fuzz: stage
 fuzz-smoke: stage
 	@$(MAKE) --no-print-directory -o stage fuzz FUZZ_KERNEL=stock OPS=100000 SEED=2
 
-# The x86_64 debug kernel's suite, then 100,000 fuzzer operations on it:
-# one stage, since both use its build directory.
+# The x86_64 debug kernel's suite, then 100,000 fuzzer operations on it,
+# then stress-ng: one stage, since all use its build directory.
 .PHONY: patched-x86_64-6.12-both
 patched-x86_64-6.12-both: stage
 	-@$(MAKE) --no-print-directory -o stage guest-x86_64-patched-6.12
 	-@$(MAKE) --no-print-directory -o stage fuzz FUZZ_KERNEL=debug OPS=100000 SEED=1
+	-@$(MAKE) --no-print-directory -o stage stress-x86_64-debug
 
 bench: stage
 	bench/run.sh full
@@ -204,6 +205,16 @@ tier-x86_64-%: stage
 tier-smp-arm64-6.12: stage
 	KPMC_GUEST_IDLE=powerdown KPMC_GUEST_SMP=2 scripts/run-kernel-tier.sh 6.12 arm64 $(BUILD)
 
+# Programs nobody here wrote: Debian's stress-ng under kpmc beside perf
+# (tests/guest/t_stress_ng.sh), on Debian's 6.1 arm64 (exact instruction
+# counts) and on the x86_64 debug kernel (lockdep, KASAN, kmemleak):
+# build/arm64-stress/run, build/x86_64-patched-6.12/run-stress.
+.PHONY: stress-arm64 stress-x86_64-debug
+stress-arm64: stage
+	scripts/run-stress-tier.sh arm64 $(BUILD)
+stress-x86_64-debug: stage
+	KPMC_STRESS=1 scripts/run-patched-tier.sh x86_64 $(BUILD) 1 6.12
+
 # A patched arm64 kernel's 1-CPU and 2-CPU runs share its build directory:
 # one stage runs both, one after the other.
 patched-arm64-both: stage
@@ -222,14 +233,16 @@ patched-arm64-6.12-rt-both: stage
 # would not fit make test's cold budget on 2 cores.
 GUEST_STAGES := patched-arm64-6.12-rt-both test-packages patched-x86_64-6.12-both \
 	$(addprefix tier-arm64-,$(KERNEL_TIERS_arm64)) guest-arm64 guest-arm64-smp tier-smp-arm64-6.12 \
-	guest-x86_64 $(addprefix tier-x86_64-,$(KERNEL_TIERS_x86_64)) pmda-two-nodes fuzz-smoke bench-smoke
+	guest-x86_64 $(addprefix tier-x86_64-,$(KERNEL_TIERS_x86_64)) stress-arm64 pmda-two-nodes fuzz-smoke \
+	bench-smoke
 GUEST_RESULTS := $(BUILD)/arm64/run/result $(BUILD)/arm64/run-smp/result $(BUILD)/x86_64/run/result \
 	$(BUILD)/arm64-patched-6.12-rt/run/result $(BUILD)/arm64-patched-6.12-rt/run-smp/result \
 	$(BUILD)/x86_64-patched-6.12/run/result \
 	$(foreach a,arm64 x86_64,$(foreach t,$(KERNEL_TIERS_$(a)),$(BUILD)/tiers/$(a)-$(t)/run/result)) \
 	$(BUILD)/tiers/arm64-6.12-smp/run/result \
 	$(BUILD)/packages/result $(BUILD)/arm64/run-fuzz/result $(BUILD)/x86_64-patched-6.12/run-fuzz/result \
-	$(BUILD)/bench/result $(BUILD)/pmda/result
+	$(BUILD)/bench/result $(BUILD)/pmda/result \
+	$(BUILD)/arm64-stress/run/result $(BUILD)/x86_64-patched-6.12/run-stress/result
 
 # The scheduler patch's 6.1 series on its debug kernels (x86_64; arm64 with
 # 1 and 2 CPUs), two at a time.

@@ -3,7 +3,9 @@
 # ELF interpreter at the path the program names, and every shared library it
 # needs (recursively) in ROOT/lib, from the Debian packages of ARCH installed
 # here (libfoo:arm64 for the arm64 guest). The guest has no ld.so.cache; /lib
-# is one of the loader's default directories.
+# is one of the loader's default directories. KPMC_GUEST_LIB_DIRS: more
+# library directories, searched first (packages unpacked, not installed:
+# scripts/fetch-stress-ng.sh).
 #   scripts/guest-libs.sh ARCH ROOT PROGRAM...
 set -euo pipefail
 arch=${1:?usage: guest-libs.sh ARCH ROOT PROGRAM...}
@@ -14,6 +16,7 @@ arm64) dirs="/lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu" ;;
 x86_64) dirs="/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu" ;;
 *) echo "guest-libs: unknown arch $arch" >&2; exit 2 ;;
 esac
+dirs="${KPMC_GUEST_LIB_DIRS:-} $dirs"
 mkdir -p "$root/lib"
 
 find_lib() {

@@ -42,6 +42,12 @@ if [ -n "${KPMC_FUZZ:-}" ]; then
 	run=$out/run-fuzz
 	append="$append kpmc.fuzz=$KPMC_FUZZ"
 fi
+# KPMC_STRESS=1: the stress-ng tier (tests/guest/t_stress_*.sh) alone, in run-stress.
+if [ -n "${KPMC_STRESS:-}" ]; then
+	"$top/scripts/add-stress-ng.sh" "$arch" "$root"
+	run=$out/run-stress
+	append="kpmc.tier=stress${KPMC_GUEST_APPEND:+ $KPMC_GUEST_APPEND}"
+fi
 # The 6.12 debug kernels (RT above all) run the suite slower than 6.1's.
 [ "$series" = 6.1 ] || export KPMC_GUEST_TIMEOUT=${KPMC_GUEST_TIMEOUT:-2400}
 KPMC_KERNEL=$img KPMC_GUEST_APPEND=$append KPMC_GUEST_SMP=$cpus \

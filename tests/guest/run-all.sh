@@ -14,6 +14,8 @@ case $arch in aarch64) name=arm64 ;; *) name=x86 ;; esac
 # kpmc.tier=smoke: a few minutes' check of a module built elsewhere (the
 # DKMS-built one of scripts/test-packages.sh): load/unload, the basics.
 # kpmc.fuzz=OPS[,SEED] (make fuzz): the stateful fuzzer only.
+# kpmc.tier=stress: the stress-ng tests only (t_stress_*; a root with
+# stress-ng in it: scripts/run-stress-tier.sh, KPMC_STRESS=1 on a patched tier).
 # run_test FILE: source one test file; its guest time goes to the log
 # (KPMC-TIME NAME SECONDS) for scripts/run-guest-tests.sh's slowest-tests line.
 # kpmc.only=WORD (development, through KPMC_GUEST_APPEND): only the test
@@ -32,6 +34,8 @@ if [ -n "$fuzz" ]; then
 	seed=${fuzz#*,}
 	[ "$seed" = "$fuzz" ] && seed=1
 	fuzz_run "${fuzz%%,*}" "$seed"
+elif grep -q 'kpmc.tier=stress' /proc/cmdline; then
+	for t in "$dir"/t_stress_*.sh; do run_test "$t"; done
 elif grep -q 'kpmc.tier=smoke' /proc/cmdline; then
 	for t in "$dir"/t_common_robustness.sh "$dir"/t_x86_nopmu.sh "$dir"/t_arm64_1_counting.sh; do
 		case $t in *_x86_*) [ $name = x86 ] ;; *_arm64_*) [ $name = arm64 ] ;; esac && run_test "$t"

@@ -5,7 +5,8 @@
  * perf's event TYPE:CONFIG, e.g. 1:3 for software context switches), user
  * mode only unless -k, inherited by CMD's threads and children, enabled at
  * its exec), wait for it and print
- * "perfcount count=C enabled=E running=R status=S". -a: count CPU 0
+ * "perfcount count=C enabled=E running=R status=S self=PID" (its own pid,
+ * which is not counted: a monitor that follows it too can leave it out). -a: count CPU 0
  * CPU-wide instead (what perf stat -a needs), while CMD runs.
  * The reference a kpmc count of the same workload is compared with.
  */
@@ -105,8 +106,9 @@ int main(int argc, char **argv)
 		perror("perfcount: read");
 		return 1;
 	}
-	printf("perfcount count=%llu enabled=%llu running=%llu status=%d\n",
+	printf("perfcount count=%llu enabled=%llu running=%llu status=%d self=%d\n",
 	       (unsigned long long)v[0], (unsigned long long)v[1],
-	       (unsigned long long)v[2], WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	       (unsigned long long)v[2], WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+	       (int)getpid());
 	return 0;
 }
