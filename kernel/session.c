@@ -450,6 +450,15 @@ static void sync_reader_tail(struct kpmc_session *s)
 	/* Pairs with the reader's store-release of data_tail after its last read. */
 	reader_tail = smp_load_acquire(&s->ctrl->data_tail);
 	s->pos.tail = kpmc_ring_clamp_tail(&s->pos, reader_tail);
+	/*
+	 * A tail not taken as written (behind the kernel's, or past head) is
+	 * answered once: the control page gets the kernel's. Left there, the
+	 * same value would also throw away every record written after it,
+	 * the LOST record that tells of them included, and a read() that
+	 * poll() had sent would sleep with nothing left to take.
+	 */
+	if (s->pos.tail != reader_tail)
+		WRITE_ONCE(s->ctrl->data_tail, s->pos.tail);
 }
 
 /* Caller holds s->lock: the records written so far are the mapped reader's to take. */

@@ -21,6 +21,12 @@
  *	Mappings that must be refused (each errno printed), then the kernel
  *	against a bogus data_tail: self-monitoring with ebs0=100000 over
  *	ITERATIONS two-instruction iterations.
+ *   mmapring tailjump RING ITERATIONS
+ *	The same self-monitoring into a ring it overflows (records lost),
+ *	then a data_tail far past head: poll() must say POLLIN for the LOST
+ *	record, and a blocking read() must return it (within 5 s: an alarm
+ *	ends the program otherwise). Prints "tailjump poll=P read=N kind=K
+ *	lost=L head=H tail=T".
  *
  * peek and slow print one line:
  *   mmapring MODE records=R ebs=E exit=X lost=L lost_records=K other=O
@@ -389,9 +395,9 @@ static int badmap(char **argv)
 
 	/*
 	 * A bogus tail: 5 ahead of an empty ring. The kernel takes a tail past
-	 * head as head, so each of the first records is consumed by the next
-	 * one's push until the pushes reach 5; from there 5 is behind (ignored).
-	 * read() then gets every record from the 6th: EBS - 5, and the DETACH.
+	 * head as head (nothing to drop here) and writes its own tail back, so
+	 * the value is not applied again: read() gets every record, EBS and
+	 * the DETACH.
 	 */
 	store_release(&r.ctrl->data_tail, 5);
 	put(-1, "config", "pmc0,ebs0=100000");
@@ -413,6 +419,36 @@ static int badmap(char **argv)
 	return bad;
 }
 
+static int tailjump(char **argv)
+{
+	unsigned long ring = arg_ul(argv[2]), iterations = arg_ul(argv[3]);
+	int fd = session(ring, 0);
+	struct kpmc_record rec[4];
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct ring r;
+	ssize_t got;
+	int n;
+
+	map_ring(&r, fd);
+	put(-1, "config", "pmc0,ebs0=100000");
+	put(-1, "enable", "1");
+	spin(iterations);
+	put(-1, "enable", "0");
+	/* Everything there is, thrown away by a tail far past head. */
+	store_release(&r.ctrl->data_tail, r.ctrl->data_head + 1000);
+	n = poll(&p, 1, 0);
+	if (fcntl(fd, F_SETFL, 0))
+		die("fcntl");
+	alarm(5);
+	got = read(fd, rec, sizeof(rec));
+	alarm(0);
+	printf("tailjump poll=%d read=%zd kind=%u lost=%llu head=%llu tail=%llu\n",
+	       n == 1 && (p.revents & POLLIN), got / (ssize_t)sizeof(rec[0]),
+	       got > 0 ? rec[0].kind : 0, got > 0 ? (unsigned long long)rec[0].lost : 0ULL,
+	       (unsigned long long)r.ctrl->data_head, (unsigned long long)r.ctrl->data_tail);
+	return got <= 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 7 && (!strcmp(argv[1], "peek") || !strcmp(argv[1], "slow")))
@@ -421,10 +457,13 @@ int main(int argc, char **argv)
 		hold(argv);
 	if (argc == 4 && !strcmp(argv[1], "badmap"))
 		return badmap(argv);
+	if (argc == 4 && !strcmp(argv[1], "tailjump"))
+		return tailjump(argv);
 	fprintf(stderr,
 		"usage: mmapring peek RING PERIOD N FILE_A FILE_B\n"
 		"       mmapring slow RING PERIOD N SLEEP_MS noloss|loss\n"
 		"       mmapring hold RING PERIOD N PIDFILE\n"
-		"       mmapring badmap RING ITERATIONS\n");
+		"       mmapring badmap RING ITERATIONS\n"
+		"       mmapring tailjump RING ITERATIONS\n");
 	return 2;
 }
