@@ -61,8 +61,8 @@ verdict arm64_attack_ptrace_check_not_redirectable "$r"
 
 # Orphaned sessions: eight rounds of a 16 MiB ring with the user's own
 # sleeper attached, the reader gone at once. Each must leave nothing: no
-# session, no thread counting, perf's counter running (exactly the count it
-# had before), and the next round within the user's 16 MiB of rings.
+# session, no thread counting, perf's counter running (the count it
+# had before, up to LLSC_SLACK), and the next round within the user's 16 MiB of rings.
 r=""
 $BIN/perfcount "$BIN/loop" 100000 >$OUT/orph_perf0.txt 2>&1
 c0=$(sed -n 's/.*count=\([0-9]*\).*/\1/p' $OUT/orph_perf0.txt)
@@ -82,7 +82,9 @@ s=$(info_field sessions); m=$(info_field threads_monitored)
 $BIN/perfcount "$BIN/loop" 100000 >$OUT/orph_perf1.txt 2>&1
 c1=$(sed -n 's/.*count=\([0-9]*\).*/\1/p' $OUT/orph_perf1.txt)
 run1=$(sed -n 's/.*running=\([0-9]*\).*/\1/p' $OUT/orph_perf1.txt)
-{ [ -n "$c0" ] && [ "$c1" = "$c0" ] && [ "${run1:-0}" -gt 0 ]; } ||
+# Two runs of the same program: equal up to LLSC_SLACK (lib.sh; 211,015
+# then 211,017 once).
+{ within_slack "$c0" "$c1" && [ "${run1:-0}" -gt 0 ]; } ||
 	r="$r perf beside the orphans: $(cat $OUT/orph_perf1.txt) (before them: count=$c0);"
 kill $sleeper
 wait $sleeper 2>/dev/null
