@@ -80,6 +80,12 @@ static int need_config_and_session(struct kpmc_thread *t, struct kpmc_session **
 		kpmc_reject(t, "enable", "no session: open /proc/kpmc/monitor first");
 		return -EINVAL;
 	}
+	if (READ_ONCE((*s)->stopping)) {
+		kpmc_reject(t, "enable", "the session stopped its threads (stop): it takes no new ones");
+		kpmc_session_put(*s);
+		*s = NULL;
+		return -EBADF;
+	}
 	/* A no-loss ring keeps room for the largest sample (with its format's parts). */
 	err = kpmc_session_set_headroom(*s, t->conf->records_per_sample, why, sizeof(why));
 	if (err) {
@@ -361,7 +367,7 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec)
 	if (err)
 		kpmc_reject(owner, "enable", "pid=%d: %s", tid, err == -EBUSY ?
 			    "already monitored, or configuring itself" : err == -EBADF ?
-			    "the session's monitor file was closed meanwhile" : "exiting");
+			    "the session was closed or stopped meanwhile" : "exiting");
 	return err;
 
 out_mm:
@@ -420,6 +426,23 @@ int kpmc_thread_detach_kernel(struct task_struct *task)
 	}
 	rcu_read_unlock();
 	return err;
+}
+
+/*
+ * The reader of the caller's session takes every thread's last record: see
+ * kpmc_threads_session_stop. One way: the session takes no thread after.
+ */
+int kpmc_threads_stop_all(struct kpmc_thread *owner)
+{
+	struct kpmc_session *s = kpmc_session_of_current();
+
+	if (!s) {
+		kpmc_reject(owner, "enable", "stop: no session: open /proc/kpmc/monitor first");
+		return -EINVAL;
+	}
+	kpmc_threads_session_stop(s);
+	kpmc_session_put(s);
+	return 0;
 }
 
 /*

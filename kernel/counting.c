@@ -333,10 +333,16 @@ void kpmc_switch_in(struct kpmc_cpu *c, struct kpmc_thread *t,
 			      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
-/* Stop counting t: its owner detached it, or its session's reader is gone. */
+/*
+ * Stop counting t: its owner detached it, its session's reader is gone or
+ * asked for every thread's last record.
+ */
 static bool thread_done(const struct kpmc_thread *t)
 {
-	return READ_ONCE(t->stop_requested) || (t->session && READ_ONCE(t->session->closed));
+	const struct kpmc_session *s = t->session;
+
+	return READ_ONCE(t->stop_requested) ||
+	       (s && (READ_ONCE(s->closed) || READ_ONCE(s->stopping)));
 }
 
 /*
@@ -381,6 +387,29 @@ void kpmc_detach_unloaded(struct kpmc_thread *t)
 	kpmc_pmu_put(KPMC_USER_THREAD);
 	kpmc_detach_done(t);
 	kpmc_selfpage_sync(this_cpu_ptr(&kpmc_cpus), t);
+}
+
+/* IPI: this CPU's thread, if it counts for a stopping session arg, stops now. */
+static void stop_loaded_of_session(void *arg)
+{
+	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+	struct kpmc_thread *t = c->cur;
+
+	if (c->sys || !t || READ_ONCE(t->session) != arg || !thread_done(t))
+		return;
+	/* As its tick would: the DETACH record holds what it counted since its last. */
+	kpmc_stop_current(t, KPMC_REC_DETACH);
+	kpmc_detach_done(t);
+}
+
+/*
+ * s->stopping is set: once every CPU has taken this call, none has a
+ * thread of s loaded, and none will load one (its switch-in sees stopping
+ * and detaches it). The call orders the flag before each CPU's next switch.
+ */
+void kpmc_stop_loaded_of_session(struct kpmc_session *s)
+{
+	on_each_cpu(stop_loaded_of_session, s, 1);
 }
 
 static void switch_out_to_nothing(struct kpmc_cpu *c, struct kpmc_thread *t)

@@ -211,6 +211,8 @@ static ssize_t enable_write(struct file *f, const char __user *ubuf,
 		len--;
 	if (is_word(buf, count, "1")) {
 		r = kpmc_thread_start_self(t);
+	} else if (is_word(buf, count, "stop")) {
+		r = kpmc_threads_stop_all(t);
 	} else if (is_word(buf, count, "0")) {
 		r = kpmc_system_active() ? kpmc_system_stop(t) : kpmc_thread_stop_self(t);
 	} else if (len > 5 && !memcmp(buf, "cpus=", 5)) {
@@ -245,7 +247,7 @@ static ssize_t enable_write(struct file *f, const char __user *ubuf,
 		r = stop ? kpmc_thread_detach(t, pid) : kpmc_thread_attach(t, pid, at_exec);
 	} else {
 		kpmc_quote_token(q, sizeof(q), buf, len);
-		kpmc_reject(t, "enable", "'%s': expected 1, 0, pid=N, pid=N,exec, pid=N,stop, cpus=LIST or cpus_noidle=LIST",
+		kpmc_reject(t, "enable", "'%s': expected 1, 0, stop, pid=N, pid=N,exec, pid=N,stop, cpus=LIST or cpus_noidle=LIST",
 			    q);
 		r = -EINVAL;
 	}

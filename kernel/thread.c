@@ -187,8 +187,9 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 	conf = READ_ONCE(p->conf);
 	session = READ_ONCE(p->session);
 	capable = READ_ONCE(p->owner_capable);
-	/* A session whose reader is gone gets no new threads. */
-	if (session && (READ_ONCE(session->closed) || !kpmc_session_tryget(session))) {
+	/* A session whose reader is gone or stops its threads gets no new ones. */
+	if (session && (READ_ONCE(session->closed) || READ_ONCE(session->stopping) ||
+			!kpmc_session_tryget(session))) {
 		rcu_read_unlock();
 		return;
 	}
@@ -234,10 +235,13 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 	 * An attach may have given the child a state between its creation and
 	 * this hook: that one stands, ours goes. An armed child
 	 * of a session closed since the check above would never be released
-	 * by kpmc_threads_session_closed, which has run or waits for this lock.
+	 * by kpmc_threads_session_closed, which has run or waits for this lock;
+	 * nor would a child of a session stopping since then be stopped by
+	 * kpmc_threads_session_stop (it has counted nothing yet: no record).
 	 */
 	dup = kpmc_thread_lookup(child);
-	drop = dup || (state == KPMC_ARMED_EXEC && session && READ_ONCE(session->closed));
+	drop = dup || (session && READ_ONCE(session->stopping)) ||
+	       (state == KPMC_ARMED_EXEC && session && READ_ONCE(session->closed));
 	if (!drop) {
 		/* Only now: a module's start takes resources (cmt: an RMID). */
 		if (t->state == KPMC_COUNTING)
@@ -418,11 +422,12 @@ static bool armed_release(struct kpmc_thread *t, struct kpmc_session *s)
 /*
  * Publish t, the new state of another task. If the task has an idle state
  * that an attach set up earlier (its monitoring was detached), that one is
- * set up again instead, and t is freed. -ESRCH if the task is
- * exiting, -EBUSY if it is monitored or configures itself, -EBADF if t is
- * armed for a session whose reader closed it. t is consumed, on error too
- * (a reuse passes its references on and frees it). t carries one PMU use, its configuration and session
- * references, and is not yet kpmc_counting_start()ed.
+ * set up again instead, and t is freed. -ESRCH if the task is exiting,
+ * -EBUSY if it is monitored or configures itself, -EBADF if t is armed for
+ * a session whose reader closed it, or is of a session that stopped. t is
+ * consumed, on error too (a reuse passes its references on and frees it).
+ * t carries one PMU use, its configuration and session references, and is
+ * not yet kpmc_counting_start()ed.
  */
 int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 {
@@ -445,6 +450,11 @@ int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 	 * never be released (kpmc_threads_session_closed has run or waits).
 	 */
 	if (want == KPMC_ARMED_EXEC && t->session && READ_ONCE(t->session->closed)) {
+		err = -EBADF;
+		goto out_free;
+	}
+	/* Nor would one of a session that stopped its threads (it takes no new ones). */
+	if (t->session && READ_ONCE(t->session->stopping)) {
 		err = -EBADF;
 		goto out_free;
 	}
@@ -548,7 +558,8 @@ void kpmc_threads_count(unsigned int *known, unsigned int *counting)
 }
 
 /*
- * s's reader closed its file (s->closed is set). Threads armed for it would
+ * s's reader closed its file (s->closed is set), or stops its threads
+ * (s->stopping, kpmc_threads_session_stop). Threads armed for it would
  * wait for an exec that may never come, holding s, their configuration and
  * a PMU use: they go idle now (an attach may reuse them). Threads counting
  * for it that run stop at their next tick or switch (thread_done); those
@@ -608,6 +619,26 @@ void kpmc_threads_session_closed(struct kpmc_session *s)
 			kpmc_detach_unloaded(t);
 	}
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+}
+
+/*
+ * s's reader wants every thread's last record while it still reads
+ * (enable "stop", e.g. at its program's end, with children that outlive
+ * it): when this returns, every thread that counted for s has its DETACH
+ * (or EXIT) record in the ring, and none counts for s any more. stopping
+ * keeps new threads out (fork and attach check it under kpmc_threads_lock,
+ * after which the walk below sees them); the IPIs stop the loaded ones
+ * on their CPUs, and after them no switch-in loads a thread of s (it
+ * detaches instead), so the walk finds only threads loaded nowhere and
+ * detaches them from here, as a close does. A thread that exits meanwhile
+ * takes its EXIT record with IRQs off, which the IPI to its CPU waits for.
+ * Process context; the caller's reference keeps s.
+ */
+void kpmc_threads_session_stop(struct kpmc_session *s)
+{
+	WRITE_ONCE(s->stopping, true);
+	kpmc_stop_loaded_of_session(s);
+	kpmc_threads_session_closed(s);
 }
 
 /* ---- module init/exit ---- */

@@ -253,12 +253,10 @@ struct trace {
 	uint32_t uncounted;		/* counters some record says did not count throughout */
 	unsigned long long uncounted_records;
 	uint32_t virt_wanted;		/* virtual counters to show (-V), all by default */
-	pid_t detach_tid;		/* a DETACH record for this thread has come */
 	struct kpmc_memrep *memrep;	/* kpmc mem: the memory samples, for its report */
 	struct kpmc_stackrec *stacks;	/* sampling formats' parts: stack lines (stackrec.c) */
 	const struct kpmc_mbind *metrics;	/* -m, -g: their totals and values at the end */
 	struct kpmc_totals mtotals;
-	int detached;
 	int bad;
 };
 
@@ -290,8 +288,6 @@ static void trace_record(struct trace *t, const struct kpmc_record *rec)
 		t->uncounted |= rec->uncounted_mask;
 		t->uncounted_records++;
 	}
-	if (rec->kind == KPMC_REC_DETACH && t->detach_tid && (pid_t)rec->tid == t->detach_tid)
-		t->detached = 1;
 	if (rec->kind == KPMC_REC_DETACH && rec->detail == KPMC_DETACH_PRIVILEGED_EXEC)
 		fprintf(stderr,
 			"kpmc: thread %u exec'd a program that raised its privileges (setuid, setgid or file capabilities): its monitoring stopped there, as perf's does (a CAP_PERFMON monitor keeps it)\n",
@@ -1155,24 +1151,13 @@ int main(int argc, char **argv)
 	if (system_wide && !unloaded)
 		proc_write("enable", "0", "cannot stop system-wide monitoring");
 	/*
-	 * Interrupted while attached: detach, and wait (a second at most) for
-	 * the thread's CPU to send its last counts in a DETACH record.
+	 * Per thread: what still counts (children the program left behind,
+	 * an attached thread interrupted) sends its last counts in a DETACH
+	 * record, into the ring that is still read; the write returns once
+	 * all are there. Closing instead would drop them.
 	 */
-	if (attach && interrupted && !unloaded && thread_alive(attach)) {
-		char req[48];
-
-		t.detach_tid = attach;
-		snprintf(req, sizeof(req), "pid=%d,stop", attach);
-		if (!proc_write("enable", req, "cannot detach")) {
-			for (int i = 0; i < 20 && !t.detached && thread_alive(attach); i++) {
-				struct pollfd p = { .fd = mon, .events = POLLIN };
-
-				poll(&p, 1, 50);
-				if (drain(mon, &t) < 0)
-					break;
-			}
-		}
-	}
+	if (!system_wide && !unloaded)
+		proc_write("enable", "stop", "cannot stop monitoring");
 	/* The exit records were queued before the parent could see the exit. */
 	if (!unloaded && drain(mon, &t) < 0)
 		fprintf(stderr, "kpmc: monitoring ended: the kpmc module was unloaded\n");

@@ -76,6 +76,7 @@ static const char *const op_names[] = {
 	"file-read", "thread", "thread-session", "thread-enable", "ring-mmap-control", "ring-mmap-data",
 	"monitor-unprivileged", "userns-attach", "userns-attach-own", "exec-setuid", "noloss-remap",
 	"noloss-close", "format-load", "format-unload", "setuid-counted", "setuid-checked", "userns-killed", "system-wide-after",
+	"session-stop",
 };
 #define NR_OP_NAMES (sizeof(op_names) / sizeof(op_names[0]))
 static unsigned long (*op_stats)[2];	/* [name]: calls, accepted */
@@ -477,14 +478,18 @@ static void child_main(struct worker *w)
 	_exit(0);
 }
 
-/* Children: spawn, attach (some armed for their exec), detach, kill. */
+/*
+ * Children: spawn, attach (some armed for their exec), detach, kill; now
+ * and then the session's end while it is read (its threads' last records:
+ * it then takes no thread until the worker opens another).
+ */
 static void op_child(struct worker *w)
 {
 	unsigned int i = pick(w, MAX_CHILDREN);
 	char buf[48];
 	int at_exec;
 
-	switch (pick(w, 4)) {
+	switch (pick(w, 5)) {
 	case 0:
 		reap(w, i);
 		w->child[i] = fork();
@@ -504,6 +509,12 @@ static void op_child(struct worker *w)
 			break;
 		snprintf(buf, sizeof(buf), "pid=%d,stop", w->child[i]);
 		put(w, "detach", "enable", buf, strlen(buf));
+		break;
+	case 3:
+		if (pick(w, 4) == 0)
+			put(w, "session-stop", "enable", "stop", 4);
+		else
+			reap(w, i);
 		break;
 	default:
 		reap(w, i);

@@ -31,7 +31,7 @@ fuzz_run() {
 	for op in config monitor-open monitor-read monitor-ring enable-1 enable-0 self-mmap self-read \
 		child-fork attach attach-exec detach system-wide-after mm_manager thread thread-session thread-enable \
 		ring-mmap-control ring-mmap-data monitor-unprivileged exec-setuid noloss-remap noloss-close \
-		format-load format-unload setuid-checked $userns; do
+		format-load format-unload setuid-checked session-stop $userns; do
 		a=$(awk -v op=$op '$3 == op { print $7 }' $OUT/fuzz.txt)
 		[ "${a:-0}" -gt 0 ] || r="$r $op never accepted;"
 	done

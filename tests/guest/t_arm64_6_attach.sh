@@ -124,4 +124,34 @@ done
 procs=$(grep -c '^  total' $OUT/tree1.txt)
 [ "$procs" -eq 4 ] || r="$r $procs per-process totals, expected 4;"
 verdict arm64_follow_forks_and_threads_exact "$r"
+
+# A child the program leaves behind (a daemon, a build's background job):
+# at the program's end kpmc has every thread of its session send its last
+# counts while it still reads (enable "stop"), so the child, asleep, sends
+# them in a DETACH record; closing the session would have dropped them (the
+# old module: no record of the child at all). Runs with N and 2N differ for
+# the child by exactly 2N; it has no EXIT record (it lives on) and is still
+# there when kpmc has returned (kpmc does not wait for it).
+r=""
+for sc in 1 2; do
+	kpmc -c pmc1=0x8 -o $OUT/outlive$sc.txt -- "$BIN/outlive" $((sc * 1000000)) 4000 >$OUT/outlive$sc.out 2>&1 ||
+		r="$r outlive $sc failed: $(tail -n 2 $OUT/outlive$sc.out | tr '\n' '|');"
+	ch=$(sed -n 's/^outlive child=\([0-9]*\)$/\1/p' $OUT/outlive$sc.out)
+	[ -n "$ch" ] && [ -d /proc/$ch ] || r="$r run $sc: the child ${ch:-?} was gone when kpmc returned;"
+	# The child's "count kinds" (its records' pmc1 summed, their events).
+	awk -v ch="${ch:-0}" '
+		$1 == "nsample" { for (i = 1; i <= NF; i++) if ($i == "pmc1") col = i; next }
+		col && $1 ~ /^[0-9]+$/ && $3 == ch { s += $col; k = k $4 "," }
+		END { printf "%d %s\n", s, k }' $OUT/outlive$sc.txt >$OUT/outlive$sc.child
+	for i in $(seq 50); do [ -d /proc/${ch:-0} ] || break; sleep 0.2; done
+done
+c1=$(cut -d' ' -f1 $OUT/outlive1.child) k1=$(cut -d' ' -f2 $OUT/outlive1.child)
+c2=$(cut -d' ' -f1 $OUT/outlive2.child) k2=$(cut -d' ' -f2 $OUT/outlive2.child)
+echo "outlive: the child left behind: ${c1:-?} then ${c2:-?} user instructions (difference $((${c2:-0} - ${c1:-0})), want 2000000), records ${k1:-none} / ${k2:-none}"
+for k in "$k1" "$k2"; do
+	case "$k" in *detach,) ;; *) r="$r the child's records '$k' do not end in its DETACH record;" ;; esac
+	case "$k" in *exit*) r="$r the child has an EXIT record: it was waited for;" ;; esac
+done
+within_slack "$((${c2:-0} - ${c1:-0}))" 2000000 || r="$r the child's counts differ by $((${c2:-0} - ${c1:-0})), want 2000000;"
+verdict arm64_children_left_behind_send_their_last_counts "$r"
 rmmod kpmc

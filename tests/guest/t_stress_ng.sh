@@ -14,14 +14,17 @@
 #   faults) before the exec are kpmc's alone. That difference is measured in
 #   the same boot with a program that does nothing and must be the same for
 #   every stressor: a process or thread kpmc failed to follow, or counted
-#   twice, or counted while another ran, shows as a difference;
+#   twice, or counted while another ran, shows as a difference. One thing
+#   may add to it: a thread left behind when the command ends (the clone
+#   stressor's last child can still be in unshare()) counts on after
+#   perfcount's read until kpmc stops it, so then the difference may exceed
+#   the fixed one by at most those threads' own counts;
 # - every record accounted for: each thread's records are numbered 1, 2, ...
 #   (nsample); the gaps are exactly the records the ring dropped (the lost
 #   lines), and the module lost no thread (threads_lost). A thread's last
-#   record is its exit unless it outlived the command: those are listed,
-#   and the counts' comparison holds what they delivered until then (the
-#   x86_64 debug kernel's mmap stressor: one thread's last record a time
-#   sample, in two runs of two, with the counts equal to perf's);
+#   record is its EXIT, or its DETACH if it outlived the command (kpmc has
+#   every thread send its last counts at the end while it still reads):
+#   any other last record is counts lost;
 # - nothing left: 0 live objects once kpmc has exited (states and
 #   configurations are freed after an RCU grace period: up to 5 s allowed).
 # The kernel log check (no warning, lockdep, KASAN or kmemleak report) is
@@ -37,13 +40,10 @@ else
 fi
 # stressor:ops, each also bounded by --timeout (guest time; some stressors
 # count their operations in ways that reach N only after minutes).
-# Not clone: its last child can still be in unshare() (a new network
-# namespace) when the command ends; perf's read counts a live inherited
-# child so far, while kpmc's session closes with the command and that
-# child's record is then written to nobody (measured: 16, 17 and 18
-# operations lose one child of 987 instructions, 11 to 15 and 19 none).
-STRESSORS="fork:300 vfork:300 exec:20 pthread:300 switch:20000 context:2000 yield:2000
-	futex:20000 sem:2000 mmap:20 sigsegv:2000 timer:20000"
+# clone at 17 operations leaves its last child behind in unshare() (a new
+# network namespace) on arm64 (16, 17 and 18 did, 11 to 15 and 19 not).
+STRESSORS="fork:300 clone:17 vfork:300 exec:20 pthread:300 switch:20000 context:2000
+	yield:2000 futex:20000 sem:2000 mmap:20 sigsegv:2000 timer:20000"
 load backend=perf
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 echo 2 >/proc/sys/kernel/perf_event_paranoid
@@ -58,7 +58,8 @@ rm -rf $SN
 mkdir -p $SN && chmod 777 $SN
 
 # stress_run TAG CMD...: kpmc's trace of CMD under perfcount in $SN/TAG.txt,
-# perfcount's line in $SN/TAG.out; prints "kpmc_total perf_count status".
+# perfcount's line in $SN/TAG.out; prints "kpmc_total perf_count status
+# perfcount's_pid" (kpmc's total leaves perfcount itself out).
 stress_run() {
 	tag=$1
 	shift
@@ -70,38 +71,62 @@ stress_run() {
 		$1 == "nsample" { for (i = 1; i <= NF; i++) if ($i == "pmc1") col = i; next }
 		col && $1 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ && $2 != self { s += $col }
 		END { printf "%d\n", s }' $SN/$tag.txt)
-	echo "${kt:-x} ${pc:-x} ${st:-x}"
+	echo "${kt:-x} ${pc:-x} ${st:-x} ${self:-0}"
 }
 
-# records_unaccounted TRACE: "gaps lost not_ending_in_exit threads" of a trace.
+# A thread that calls exec while not its process's leader becomes the
+# leader: its records go on under the leader's tid, numbered on from its
+# own (stress-ng's exec stressor execs from a pthread at random; the old
+# leader's exit record comes first, as exec waits for that exit). Such a
+# record (first under its tid, or after that tid's exit, not numbered 1) is
+# the continuation of the open thread of the same process numbered one
+# below it; anything else not numbered on is a gap.
+# records_unaccounted TRACE SELF: "gaps lost unended threads leaders_by_exec
+# left_behind their_count" of a trace (SELF: perfcount's pid, not counted).
 records_unaccounted() {
-	awk '
+	awk -v self="${2:-0}" '
+		$1 == "nsample" { for (i = 1; i <= NF; i++) if ($i == "pmc1") col = i; next }
 		/^# lost / { lost += $3; next }
 		$1 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ {
 			tid = $3
-			if ($1 == 1) {
-				if (tid in last && lastev[tid] != "exit") open++
-				lives++
-			} else if (!(tid in last)) {
-				gaps += $1 - 1; lives++
+			if ($1 != 1 && (!(tid in last) || ended(lastev[tid]))) {
+				from = ""
+				for (t in last)
+					if (t != tid && pid[t] == $2 && !ended(lastev[t]) && last[t] == $1 - 1)
+						from = t
+				if (from != "") {
+					total[tid] = total[from]; delete last[from]; renamed++
+				} else {
+					gaps += $1 - 1; lives++; total[tid] = 0
+				}
+			} else if ($1 == 1) {
+				if (tid in last && !ended(lastev[tid])) open++
+				if (tid in last && lastev[tid] == "detach") { left++; leftc += total[tid] }
+				lives++; total[tid] = 0
 			} else if ($1 > last[tid] + 1) {
 				gaps += $1 - last[tid] - 1
 			}
-			last[tid] = $1; lastev[tid] = $4
+			last[tid] = $1; lastev[tid] = $4; pid[tid] = $2
+			if ($2 != self) total[tid] += $col
 		}
+		function ended(ev) { return ev == "exit" || ev == "detach" }
 		END {
-			for (t in last) if (lastev[t] != "exit") open++
-			printf "%d %d %d %d\n", gaps, lost, open, lives
+			for (t in last) {
+				if (!ended(lastev[t])) open++
+				if (lastev[t] == "detach") { left++; leftc += total[t] }
+			}
+			printf "%d %d %d %d %d %d %d\n", gaps, lost, open, lives, renamed, left, leftc
 		}' "$1"
 }
 
-# open_threads TRACE: the last records of threads whose last is not an exit.
+# open_threads TRACE: the last records of threads whose last is not an
+# EXIT or DETACH record (their last counts are lost).
 open_threads() {
 	awk '$1 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ {
-			if ($1 == 1 && ($3 in last) && last[$3] !~ / exit /) print last[$3]
+			if ($1 == 1 && ($3 in last) && last[$3] !~ / (exit|detach) /) print last[$3]
 			last[$3] = $0
 		}
-		END { for (t in last) if (last[t] !~ / exit /) print last[t] }' "$1" | head -n 4 | tr -s ' ' | tr '\n' '|'
+		END { for (t in last) if (last[t] !~ / (exit|detach) /) print last[t] }' "$1" | head -n 4 | tr -s ' ' | tr '\n' '|'
 }
 
 r=""
@@ -116,22 +141,24 @@ for s in $STRESSORS; do
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	set -- $(stress_run $name $SNG --$name 1 --$name-ops $ops --timeout 2 --temp-path $SN --no-rand-seed -q)
 	kt=$1 pc=$2 st=$3
-	set -- $(records_unaccounted $SN/$name.txt)
-	gaps=$1 lost=$2 open=$3 lives=$4
+	set -- $(records_unaccounted $SN/$name.txt $4)
+	gaps=$1 lost=$2 open=$3 lives=$4 renamed=$5 left=$6 leftc=$7
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		live=$(sed -n 's/^live_objects: \([0-9]*\).*/\1/p' /proc/kpmc/info)
 		[ "$live" = 0 ] && break
 		sleep 0.5
 	done
-	echo "stress-ng --$name $ops: kpmc $kt, perf $pc $WHAT (difference $((kt - pc)), want $base); $lives threads, records: $gaps missing, $lost lost, $open threads without an exit record; live objects $live; $(awk -v t0=$t0 '{ printf "%.1f", $1 - t0 }' /proc/uptime) s"
+	echo "stress-ng --$name $ops: kpmc $kt, perf $pc $WHAT (difference $((kt - pc)), want $base); $lives threads ($renamed made leader by an exec, $left left behind with $leftc), records: $gaps missing, $lost lost, $open threads without a last record; live objects $live; $(awk -v t0=$t0 '{ printf "%.1f", $1 - t0 }' /proc/uptime) s"
 	if [ "$st" != 0 ] || [ "$kt" = x ] || [ "$pc" = x ]; then
 		r="$r $name: run failed (status $st): $(grep -v '^perfcount' $SN/$name.out | tail -n 3 | tr '\n' '|');"
 		echo "stress-ng --$name: $(tail -n 5 $SN/$name.out | tr '\n' '|')"
 		continue
 	fi
-	[ $((kt - pc)) = "$base" ] || r="$r $name: kpmc $kt, perf $pc, difference $((kt - pc)) instead of $base;"
+	d=$((kt - pc - base))
+	[ "$d" = 0 ] || { [ "$left" -gt 0 ] && [ "$d" -gt 0 ] && [ "$d" -le "$leftc" ]; } ||
+		r="$r $name: kpmc $kt, perf $pc, difference $((kt - pc)) instead of $base (plus at most $leftc of $left threads left behind);"
 	[ "$gaps" = "$lost" ] || r="$r $name: $gaps records missing, $lost told lost;"
-	[ "$open" = 0 ] || echo "stress-ng --$name: outlived the command: $(open_threads $SN/$name.txt)"
+	[ "$open" = 0 ] || r="$r $name: $open threads' last counts lost: $(open_threads $SN/$name.txt);"
 	[ "$lives" -ge 2 ] || r="$r $name: $lives threads followed;"
 	[ "$live" = 0 ] || r="$r $name: $(grep live_objects /proc/kpmc/info) after kpmc exited;"
 done

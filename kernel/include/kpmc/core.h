@@ -72,6 +72,12 @@ struct kpmc_session {
 	struct kpmc_ring_pos pos;
 	struct kpmc_record *slots;
 	bool closed;			/* the reader closed its file */
+	/*
+	 * The reader asked for its threads' last records (enable "stop"):
+	 * they stop counting, each with its DETACH record, and the session
+	 * takes no thread any more; the ring stays, for the reader to drain.
+	 */
+	bool stopping;
 	wait_queue_head_t wait;
 	struct irq_work wake;		/* wake readers from scheduler context */
 	struct hrtimer wake_timer;	/* batched wakeup: at most wakeup_ms late */
@@ -262,6 +268,8 @@ int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec);
 int kpmc_thread_detach(struct kpmc_thread *owner, pid_t tid);
 void kpmc_threads_count(unsigned int *known, unsigned int *counting);
 void kpmc_threads_session_closed(struct kpmc_session *s);
+void kpmc_threads_session_stop(struct kpmc_session *s);
+int kpmc_threads_stop_all(struct kpmc_thread *owner);
 void kpmc_live_objects(int *threads, int *configs);
 /* The CPU's PMU loses its state / lost it (IRQs off, this CPU); after an unclaim. */
 void kpmc_cpu_save(void);

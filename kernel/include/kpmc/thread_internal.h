@@ -48,6 +48,8 @@ void kpmc_detach_done(struct kpmc_thread *t);
 bool kpmc_thread_loaded(const struct kpmc_thread *t);
 /* IRQs off: t, taken from counting by its session's close, is loaded nowhere: idle now. */
 void kpmc_detach_unloaded(struct kpmc_thread *t);
+/* Process context: every CPU's loaded thread of s, stopping, takes its last record now. */
+void kpmc_stop_loaded_of_session(struct kpmc_session *s);
 void kpmc_counting_init(void);
 void kpmc_counting_stop(void);
 
