@@ -5,32 +5,113 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Fibonacci hashing: pids and tids are dense, their low bits alike. */
+static unsigned int id_slot(const struct kpmc_pmda_task_table *t, uint32_t id)
+{
+	return (unsigned int)((id * 2654435769u) & (t->index_cap - 1));
+}
+
+/* Index slot i of the table; an id already there keeps its first slot. */
+static void index_put(struct kpmc_pmda_task_table *t, unsigned int i)
+{
+	unsigned int h = id_slot(t, t->v[i].id);
+
+	while (t->index[h]) {
+		if (t->v[t->index[h] - 1].id == t->v[i].id)
+			return;
+		h = (h + 1) & (t->index_cap - 1);
+	}
+	t->index[h] = i + 1;
+}
+
+/* A fresh index for the table's tasks, room for at least min_tasks; 0 or -1. */
+static int index_rebuild(struct kpmc_pmda_task_table *t, unsigned int min_tasks)
+{
+	unsigned int cap = 128;
+	uint32_t *ix;
+
+	while (cap < 2 * min_tasks)
+		cap *= 2;
+	ix = calloc(cap, sizeof(*ix));
+	if (!ix)
+		return -1;
+	free(t->index);
+	t->index = ix;
+	t->index_cap = cap;
+	for (unsigned int i = 0; i < t->n; i++)
+		index_put(t, i);
+	return 0;
+}
+
 struct kpmc_pmda_task *kpmc_pmda_counts_find(struct kpmc_pmda_task_table *t, uint32_t id)
 {
-	for (unsigned int i = 0; i < t->n; i++)
-		if (t->v[i].id == id)
-			return &t->v[i];
+	unsigned int h;
+
+	if (!t->index)
+		return NULL;
+	for (h = id_slot(t, id); t->index[h]; h = (h + 1) & (t->index_cap - 1))
+		if (t->v[t->index[h] - 1].id == id)
+			return &t->v[t->index[h] - 1];
 	return NULL;
 }
 
-static struct kpmc_pmda_task *task_add(struct kpmc_pmda_task_table *t, uint32_t id, uint32_t pid)
+/* Room for one more task, in the array and (at most half full) in the index. */
+static int table_reserve(struct kpmc_pmda_task_table *t)
 {
-	struct kpmc_pmda_task *k;
-
 	if (t->n == t->cap) {
 		unsigned int cap = t->cap ? t->cap * 2 : 64;
 		struct kpmc_pmda_task *v = realloc(t->v, cap * sizeof(*v));
 
 		if (!v)
-			return NULL;
+			return -1;
 		t->v = v;
 		t->cap = cap;
 	}
-	k = &t->v[t->n++];
-	memset(k, 0, sizeof(*k));
-	k->id = id;
-	k->pid = pid;
-	return k;
+	if (2 * (t->n + 1) > t->index_cap && index_rebuild(t, t->n + 1))
+		return -1;
+	return 0;
+}
+
+int kpmc_pmda_table_append(struct kpmc_pmda_task_table *t, const struct kpmc_pmda_task *k)
+{
+	if (table_reserve(t))
+		return -1;
+	t->v[t->n] = *k;
+	index_put(t, t->n++);
+	return 0;
+}
+
+static struct kpmc_pmda_task *task_add(struct kpmc_pmda_task_table *t, uint32_t id, uint32_t pid)
+{
+	struct kpmc_pmda_task k;
+
+	memset(&k, 0, sizeof(k));
+	k.id = id;
+	k.pid = pid;
+	if (kpmc_pmda_table_append(t, &k))
+		return NULL;
+	return &t->v[t->n - 1];
+}
+
+/* Keep the tasks that keep(task, arg) says to, in order; the index follows. */
+static unsigned int table_compact(struct kpmc_pmda_task_table *t,
+				  int (*keep)(const struct kpmc_pmda_task *k, const void *arg),
+				  const void *arg)
+{
+	unsigned int kept = 0, dropped;
+
+	for (unsigned int i = 0; i < t->n; i++)
+		if (keep(&t->v[i], arg))
+			t->v[kept++] = t->v[i];
+	dropped = t->n - kept;
+	t->n = kept;
+	/* Same size: cannot fail for want of memory but in calloc; then searched as empty. */
+	if (dropped && index_rebuild(t, t->n)) {
+		free(t->index);
+		t->index = NULL;
+		t->index_cap = 0;
+	}
+	return dropped;
 }
 
 /* Counts are per record since the thread's previous record: sums are totals. */
@@ -46,15 +127,15 @@ static void totals_add(struct kpmc_pmda_totals *t, const struct kpmc_record *r)
 	t->records++;
 }
 
+static int alive_or_not_of(const struct kpmc_pmda_task *k, const void *pid)
+{
+	return k->pid != *(const uint32_t *)pid || !k->ended;
+}
+
 /* Forget the ended threads of process pid (a new process has its pid). */
 static void drop_ended_threads(struct kpmc_pmda_task_table *t, uint32_t pid)
 {
-	unsigned int keep = 0;
-
-	for (unsigned int i = 0; i < t->n; i++)
-		if (t->v[i].pid != pid || !t->v[i].ended)
-			t->v[keep++] = t->v[i];
-	t->n = keep;
+	table_compact(t, alive_or_not_of, &pid);
 }
 
 /* Has the ended process entry p's pid been taken by another process since? */
@@ -181,19 +262,25 @@ void kpmc_pmda_counts_gone(struct kpmc_pmda_counts *c, uint32_t pid, time_t now)
 	}
 }
 
+struct expiry {
+	time_t now;
+	unsigned int grace_s;
+};
+
+static int not_expired(const struct kpmc_pmda_task *k, const void *arg)
+{
+	const struct expiry *e = arg;
+
+	return !k->ended || e->now - k->ended <= (time_t)e->grace_s;
+}
+
 static void expire_table(struct kpmc_pmda_task_table *t, time_t now, unsigned int grace_s,
 			 int *changed)
 {
-	unsigned int keep = 0;
+	struct expiry e = { now, grace_s };
 
-	for (unsigned int i = 0; i < t->n; i++) {
-		if (t->v[i].ended && now - t->v[i].ended > (time_t)grace_s) {
-			*changed = 1;
-			continue;
-		}
-		t->v[keep++] = t->v[i];
-	}
-	t->n = keep;
+	if (table_compact(t, not_expired, &e))
+		*changed = 1;
 }
 
 void kpmc_pmda_counts_expire(struct kpmc_pmda_counts *c, time_t now, unsigned int grace_s)
@@ -209,11 +296,14 @@ void kpmc_pmda_counts_free(struct kpmc_pmda_counts *c)
 
 	free(c->procs.v);
 	free(c->threads.v);
+	free(c->procs.index);
+	free(c->threads.index);
 	memset(c, 0, sizeof(*c));
 	c->start_of = start_of;
 	c->start_arg = start_arg;
 }
 
+/* dst (empty) becomes a copy of src with an index of its own; 0 or -1. */
 static int table_copy(struct kpmc_pmda_task_table *dst, const struct kpmc_pmda_task_table *src)
 {
 	struct kpmc_pmda_task *v = NULL;
@@ -224,9 +314,13 @@ static int table_copy(struct kpmc_pmda_task_table *dst, const struct kpmc_pmda_t
 			return -1;
 		memcpy(v, src->v, src->n * sizeof(*v));
 	}
-	free(dst->v);
 	dst->v = v;
 	dst->n = dst->cap = src->n;
+	if (index_rebuild(dst, dst->n)) {
+		free(v);
+		dst->v = NULL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -237,10 +331,13 @@ int kpmc_pmda_counts_copy(struct kpmc_pmda_counts *dst, const struct kpmc_pmda_c
 
 	if (table_copy(&np, &src->procs) || table_copy(&nt, &src->threads)) {
 		free(np.v);
+		free(np.index);
 		return -1;
 	}
 	free(procs.v);
 	free(threads.v);
+	free(procs.index);
+	free(threads.index);
 	*dst = *src;
 	dst->procs = np;
 	dst->threads = nt;

@@ -37,9 +37,16 @@ struct kpmc_pmda_task {
 	struct kpmc_pmda_totals t;
 };
 
+/*
+ * Tasks in the order they came, and an index from id to slot: a record's
+ * lookup costs the same with 10 tasks or 10,000 (a fork storm inside a
+ * selector adds thousands). Changed only through this file's functions.
+ */
 struct kpmc_pmda_task_table {
 	struct kpmc_pmda_task *v;
 	unsigned int n, cap;
+	uint32_t *index;		/* open addressing: slot + 1, 0 empty; at most half full */
+	unsigned int index_cap;		/* a power of two */
 };
 
 struct kpmc_pmda_counts {
@@ -84,7 +91,11 @@ void kpmc_pmda_counts_gone(struct kpmc_pmda_counts *c, uint32_t pid, time_t now)
 /* Drop tasks that ended more than grace_s seconds before now. */
 void kpmc_pmda_counts_expire(struct kpmc_pmda_counts *c, time_t now, unsigned int grace_s);
 
+/* The task of id (the first one added, if several), or NULL. */
 struct kpmc_pmda_task *kpmc_pmda_counts_find(struct kpmc_pmda_task_table *t, uint32_t id);
+
+/* Append a copy of k (a task read back from saved state); 0, or -1 (no memory). */
+int kpmc_pmda_table_append(struct kpmc_pmda_task_table *t, const struct kpmc_pmda_task *k);
 
 /*
  * dst (zeroed at first, or an earlier copy) becomes a copy of src, its

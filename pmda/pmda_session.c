@@ -23,7 +23,7 @@ static void virtual_names(struct kpmc_pmda_session *s)
 int kpmc_pmda_session_open(struct kpmc_pmda_session *s, const struct kpmc_pmda_config *c,
 			   char *err, size_t len)
 {
-	char set[600], why[512];
+	char set[600], why[512], req[32];
 	int e;
 
 	memset(s, 0, sizeof(*s));
@@ -60,8 +60,9 @@ int kpmc_pmda_session_open(struct kpmc_pmda_session *s, const struct kpmc_pmda_c
 		}
 		s->capable_owner = 1;
 	}
-	if (kpmc_proc_request(s->fd, "ring=16384", why, sizeof(why))) {
-		snprintf(err, len, "ring=16384: %s", why);
+	snprintf(req, sizeof(req), "ring=%u", KPMC_PMDA_RING_RECORDS);
+	if (kpmc_proc_request(s->fd, req, why, sizeof(why))) {
+		snprintf(err, len, "%s: %s", req, why);
 		goto fail;
 	}
 	if (kpmc_proc_write("config", s->raw, why, sizeof(why))) {
@@ -106,7 +107,12 @@ long kpmc_pmda_session_drain(struct kpmc_pmda_session *s,
 
 	if (s->fd < 0)
 		return 0;
-	for (;;) {
+	/*
+	 * One ring's worth at most: records that keep coming (a fork storm
+	 * inside a selector) wait for the next call, and pmcd's requests
+	 * are answered meanwhile; a full ring drops and counts, as always.
+	 */
+	while (total < KPMC_PMDA_RING_RECORDS) {
 		n = read(s->fd, recs, sizeof(recs));
 		if (n < 0)
 			return errno == EAGAIN || errno == EINTR ? total : -1;
@@ -116,6 +122,13 @@ long kpmc_pmda_session_drain(struct kpmc_pmda_session *s,
 			fn(&recs[i], arg);
 		total += n / (ssize_t)sizeof(recs[0]);
 	}
+	return total;
+}
+
+void kpmc_pmda_session_stop(struct kpmc_pmda_session *s)
+{
+	if (s->fd >= 0 && !s->system_wide)
+		kpmc_proc_write("enable", "stop", NULL, 0);
 }
 
 void kpmc_pmda_session_close(struct kpmc_pmda_session *s)

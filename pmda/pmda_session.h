@@ -14,6 +14,9 @@
 
 #include "pmda_config.h"
 
+/* The session's ring, in records: also the most one drain takes. */
+#define KPMC_PMDA_RING_RECORDS 16384
+
 struct kpmc_pmda_session {
 	int fd;				/* /proc/kpmc/monitor, -1: none */
 	int system_wide;		/* enable cpus=... was written */
@@ -42,11 +45,17 @@ int kpmc_pmda_session_open(struct kpmc_pmda_session *s, const struct kpmc_pmda_c
 int kpmc_pmda_session_attach(struct kpmc_pmda_session *s, pid_t tid, char *why, size_t len);
 
 /*
- * Read every record there is (non-blocking) into fn. The number read, or
- * -1 when the module went away.
+ * Read the records there are (non-blocking) into fn, KPMC_PMDA_RING_RECORDS
+ * at most. The number read, or -1 when the module went away.
  */
 long kpmc_pmda_session_drain(struct kpmc_pmda_session *s,
 			     void (*fn)(const struct kpmc_record *r, void *arg), void *arg);
+
+/*
+ * Per thread: every attached thread sends its last counts now (enable
+ * "stop"), for a drain before the close; the session takes no thread after.
+ */
+void kpmc_pmda_session_stop(struct kpmc_pmda_session *s);
 
 void kpmc_pmda_session_close(struct kpmc_pmda_session *s);
 

@@ -190,17 +190,7 @@ static int restore_task(struct kpmc_pmda_task_table *t, char *p, int version)
 	k.uid = (uint32_t)v[5];
 	/* Whatever had ended before the restart has had its last record. */
 	k.final = k.ended != 0;
-	if (t->n == t->cap) {
-		unsigned int cap = t->cap ? t->cap * 2 : 64;
-		struct kpmc_pmda_task *nv = realloc(t->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		t->v = nv;
-		t->cap = cap;
-	}
-	t->v[t->n++] = k;
-	return 0;
+	return kpmc_pmda_table_append(t, &k);
 }
 
 int kpmc_pmda_state_load(const char *path, const char *sig, struct kpmc_pmda_counts *c)

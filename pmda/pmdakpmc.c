@@ -384,6 +384,8 @@ static void configure_session(void)
 	char *text = NULL, why[512];
 	int n;
 
+	/* The threads' last counts first: closing alone would drop them. */
+	kpmc_pmda_session_stop(&agent.session);
 	drain();
 	kpmc_pmda_session_close(&agent.session);
 	kpmc_pmda_counts_free(&agent.counts);

@@ -266,6 +266,78 @@ static struct kpmc_record rec(uint8_t kind, uint32_t pid, uint32_t tid, uint64_t
 	return r;
 }
 
+/*
+ * A fork storm's worth of tasks (2,500 processes of 4 threads, pids and
+ * tids dense as the kernel gives them): every one found through the index
+ * with its own sums, after growth, after expiry took half of them out of
+ * the middle of the table, in a copy, and when an id is reused.
+ */
+static void test_counts_many_tasks(void **state)
+{
+	struct kpmc_pmda_counts c, d;
+	struct kpmc_pmda_task *t;
+	struct kpmc_record r;
+	uint32_t pid, k;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	memset(&d, 0, sizeof(d));
+	for (pid = 1000; pid < 1000 + 4 * 2500; pid += 4)
+		for (k = 0; k < 4; k++) {
+			r = rec(KPMC_REC_TBS, pid, pid + k, pid + k, 1);
+			assert_int_equal(kpmc_pmda_counts_add(&c, &r, 10, 1, NULL), 0);
+			r = rec(k ? KPMC_REC_EXIT : KPMC_REC_TBS, pid, pid + k, 1, 1);
+			/* Every other process ends whole at 20 (its leader last). */
+			if ((pid / 4) % 2 && !k)
+				r.kind = KPMC_REC_EXIT;
+			assert_int_equal(kpmc_pmda_counts_add(&c, &r, 20, 1, NULL), 0);
+		}
+	assert_int_equal(c.procs.n, 2500);
+	assert_int_equal(c.threads.n, 10000);
+	for (pid = 1000; pid < 1000 + 4 * 2500; pid += 4) {
+		t = kpmc_pmda_counts_find(&c.procs, pid);
+		assert_non_null(t);
+		assert_int_equal(t->id, pid);
+		assert_int_equal(t->t.pmc[0], 4 * pid + 6 + 4);
+		assert_int_equal(t->ended, (pid / 4) % 2 ? 20 : 0);
+		for (k = 0; k < 4; k++)
+			assert_int_equal(kpmc_pmda_counts_find(&c.threads, pid + k)->t.pmc[0], pid + k + 1);
+	}
+	assert_null(kpmc_pmda_counts_find(&c.procs, 1001));
+	assert_null(kpmc_pmda_counts_find(&c.threads, 999));
+	assert_null(kpmc_pmda_counts_find(&c.threads, 1000 + 4 * 2500));
+	/* Expiry takes the ended processes and every ended thread out of the middle. */
+	kpmc_pmda_counts_expire(&c, 100, 30);
+	assert_int_equal(c.procs.n, 1250);
+	assert_int_equal(c.threads.n, 1250);
+	for (pid = 1000; pid < 1000 + 4 * 2500; pid += 4) {
+		t = kpmc_pmda_counts_find(&c.procs, pid);
+		if ((pid / 4) % 2) {
+			assert_null(t);
+			assert_null(kpmc_pmda_counts_find(&c.threads, pid));
+		} else {
+			assert_non_null(t);
+			assert_int_equal(t->t.pmc[0], 4 * pid + 6 + 4);
+			assert_int_equal(kpmc_pmda_counts_find(&c.threads, pid)->t.pmc[0], pid + 1);
+		}
+		for (k = 1; k < 4; k++)
+			assert_null(kpmc_pmda_counts_find(&c.threads, pid + k));
+	}
+	/* The copy has its own index: what is added to the original is not in it. */
+	assert_int_equal(kpmc_pmda_counts_copy(&d, &c), 0);
+	r = rec(KPMC_REC_TBS, 1001, 1001, 5, 5);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 110, 1, NULL), 0);
+	assert_non_null(kpmc_pmda_counts_find(&c.procs, 1001));
+	assert_null(kpmc_pmda_counts_find(&d.procs, 1001));
+	assert_int_equal(kpmc_pmda_counts_find(&d.procs, 1000)->t.pmc[0], 4 * 1000 + 6 + 4);
+	/* An expired pid that comes back is a new process, counted from zero. */
+	r = rec(KPMC_REC_TBS, 1004, 1004, 3, 3);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 110, 1, NULL), 0);
+	assert_int_equal(kpmc_pmda_counts_find(&c.procs, 1004)->t.pmc[0], 3);
+	kpmc_pmda_counts_free(&c);
+	kpmc_pmda_counts_free(&d);
+}
+
 /* Records are deltas; a process's totals are every thread's sums, kept past its exit. */
 static void test_counts(void **state)
 {
@@ -604,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_long_line_and_too_many),
 		cmocka_unit_test(test_counter_names),
 		cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_counts_many_tasks),
 		cmocka_unit_test(test_state),
 		cmocka_unit_test(test_reused_pid),
 		cmocka_unit_test(test_counts_copy),
