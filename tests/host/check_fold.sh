@@ -224,7 +224,16 @@ try:
         edges = sorted({float(kv["x"]) for m in ("coarse_comp", "fine_comp") for k, kv in out[m]
                         if k == "breakpoint" and kv.get("counter") == counter})
         nb = len(bc)
-        at_bp = {min(int(x * nb), nb - 1) for x in edges}
+        # A breakpoint on a bin's edge is held by the bins on both sides:
+        # a phase that ends there shapes both (6.12-rt: the fine fold's
+        # first phase ending at 0.0200, the coarse fold's at 0.0286, the
+        # same kernel instructions over different widths, put bin 0 5.02%
+        # apart while bin 1 averaged them).
+        at_bp = set()
+        for x in edges:
+            at_bp.add(min(int(x * nb), nb - 1))
+            if 0 < round(x * nb) < nb and abs(x * nb - round(x * nb)) < 1e-6:
+                at_bp.update((round(x * nb) - 1, round(x * nb)))
         dev, worst, worst_near = [], (0.0, 0, ""), (0.0, 0, "")
         for i in range(nb):
             lo, hi = (max(i - 1, 0), min(i + 1, nb - 1)) if i in at_bp else (i, i)
