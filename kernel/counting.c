@@ -334,15 +334,12 @@ void kpmc_switch_in(struct kpmc_cpu *c, struct kpmc_thread *t,
 }
 
 /*
- * Stop counting t: its owner detached it, its session's reader is gone or
- * asked for every thread's last record.
+ * Stop counting t: its owner detached it, or its session's reader is gone
+ * or asked for every thread's last record (stopping says both).
  */
 static bool thread_done(const struct kpmc_thread *t)
 {
-	const struct kpmc_session *s = t->session;
-
-	return READ_ONCE(t->stop_requested) ||
-	       (s && (READ_ONCE(s->closed) || READ_ONCE(s->stopping)));
+	return READ_ONCE(t->stop_requested) || (t->session && READ_ONCE(t->session->stopping));
 }
 
 /*

@@ -403,6 +403,8 @@ void kpmc_session_close(struct kpmc_session *s)
 	 */
 	raw_spin_lock_irqsave(&s->lock, flags);
 	s->closed = true;
+	/* A reader gone stops its threads as a stop does (thread_done tests one flag). */
+	WRITE_ONCE(s->stopping, true);
 	nl = s->noloss;
 	slots = s->slots;
 	s->slots = NULL;

@@ -188,8 +188,7 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 	session = READ_ONCE(p->session);
 	capable = READ_ONCE(p->owner_capable);
 	/* A session whose reader is gone or stops its threads gets no new ones. */
-	if (session && (READ_ONCE(session->closed) || READ_ONCE(session->stopping) ||
-			!kpmc_session_tryget(session))) {
+	if (session && (READ_ONCE(session->stopping) || !kpmc_session_tryget(session))) {
 		rcu_read_unlock();
 		return;
 	}
@@ -233,15 +232,13 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
 	/*
 	 * An attach may have given the child a state between its creation and
-	 * this hook: that one stands, ours goes. An armed child
-	 * of a session closed since the check above would never be released
-	 * by kpmc_threads_session_closed, which has run or waits for this lock;
-	 * nor would a child of a session stopping since then be stopped by
-	 * kpmc_threads_session_stop (it has counted nothing yet: no record).
+	 * this hook: that one stands, ours goes. A child of a session closed
+	 * or stopping since the check above would never be released or stopped
+	 * by kpmc_threads_session_closed, which has run or waits for this lock
+	 * (it has counted nothing yet: no record is missed).
 	 */
 	dup = kpmc_thread_lookup(child);
-	drop = dup || (session && READ_ONCE(session->stopping)) ||
-	       (state == KPMC_ARMED_EXEC && session && READ_ONCE(session->closed));
+	drop = dup || (session && READ_ONCE(session->stopping));
 	if (!drop) {
 		/* Only now: a module's start takes resources (cmt: an RMID). */
 		if (t->state == KPMC_COUNTING)
@@ -446,14 +443,10 @@ int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 		goto out_free;
 	}
 	/*
-	 * An armed thread of a session closed since the caller took it would
-	 * never be released (kpmc_threads_session_closed has run or waits).
+	 * A thread of a session closed or stopping since the caller took it
+	 * would never be released or stopped (kpmc_threads_session_closed has
+	 * run or waits).
 	 */
-	if (want == KPMC_ARMED_EXEC && t->session && READ_ONCE(t->session->closed)) {
-		err = -EBADF;
-		goto out_free;
-	}
-	/* Nor would one of a session that stopped its threads (it takes no new ones). */
 	if (t->session && READ_ONCE(t->session->stopping)) {
 		err = -EBADF;
 		goto out_free;
@@ -512,7 +505,7 @@ int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 	session = old->session;
 	if (cmpxchg(&old->state, KPMC_ATTACHING, want) != KPMC_ATTACHING) {
 		want = KPMC_IDLE;	/* the task exited meanwhile */
-	} else if (want == KPMC_ARMED_EXEC && READ_ONCE(session->closed)) {
+	} else if (want == KPMC_ARMED_EXEC && READ_ONCE(session->stopping)) {
 		armed_release(old, session);
 		want = KPMC_IDLE;
 		err = -EBADF;

@@ -12,7 +12,14 @@ agg_pmc0() {
 r=""
 "$BIN/loop" 1000000000 >/dev/null &
 lp=$!
-sleep 0.5
+# Half a second of the loop's own user time (/proc/PID/stat utime, 100
+# ticks a second), not of the shell's: first after boot on PREEMPT_RT the
+# loop had only a quarter of a second of a "sleep 0.5" (1.745e9 counted, in
+# three boots of three).
+for i in $(seq 500); do
+	[ "$(awk '{ print $14 }' /proc/$lp/stat 2>/dev/null)" -ge 50 ] 2>/dev/null && break
+	sleep 0.01
+done
 kpmc -A -c pmc0 -p $lp >$OUT/attach.txt 2>&1 || r="kpmc -p failed: $(cat $OUT/attach.txt);"
 wait $lp || r="$r the loop failed;"
 c=$(agg_pmc0 $OUT/attach.txt $lp)

@@ -50,7 +50,7 @@ for s in "\n" "pmc99=0x8" "pmc0=0xzz" "pmc1=0xzz" "pmc1=" "pmc1" "pmc-1=8" \
 	expect_error /proc/kpmc/config "$s" "$config_errno"
 done
 for s in "\n" "2" "11" "-1" "pid=" "pid=abc" "pid=0" "pid=1,exe" "pid=1,exec,exec" \
-	"pid=99999999999" "on" "1 " "pid=1 " '1\000' "$junk"; do
+	"pid=99999999999" "on" "1 " "pid=1 " '1\000' "stopx" "stop " "STOP" "$junk"; do
 	expect_error /proc/kpmc/enable "$s" "Invalid argument"
 done
 for s in "\n" "activate" "activate " "activate x" "activate 99" "activate -1" \

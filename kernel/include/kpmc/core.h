@@ -73,9 +73,9 @@ struct kpmc_session {
 	struct kpmc_record *slots;
 	bool closed;			/* the reader closed its file */
 	/*
-	 * The reader asked for its threads' last records (enable "stop"):
-	 * they stop counting, each with its DETACH record, and the session
-	 * takes no thread any more; the ring stays, for the reader to drain.
+	 * Its threads stop counting and it takes no thread any more: the
+	 * reader asked for their last records (enable "stop"; the ring stays
+	 * for it to drain) or closed its file (closed is set too).
 	 */
 	bool stopping;
 	wait_queue_head_t wait;
