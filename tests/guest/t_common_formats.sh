@@ -8,6 +8,13 @@ EX_UUID=e47a193c-550f-4d2b-9e61-c8027db346f1
 fmt_users() { # NAME -> its users count in /proc/kpmc/formats
 	sed -n "s/^$1 [0-9a-f-]* users \([0-9]*\) .*/\1/p" /proc/kpmc/formats
 }
+# A configuration, and the format reference it holds, is released an RCU
+# grace period and a work item after its last user: a program that just
+# ended may still count among the users for a moment.
+fmt_users_released() { # NAME -> waits (5 s at most) for its users to reach 0
+	_i=0
+	while [ "$(fmt_users "$1")" != 0 ] && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+}
 fmtcheck_field() { # FILE LINE-PREFIX FIELD
 	sed -n "s/^$2 .*[ ]$3=\([0-9.]*\).*/\1/p; s/^$2 $3=\([0-9.]*\).*/\1/p" "$1" | head -n 1
 }
@@ -63,6 +70,7 @@ else
 		r="$r only $txt of $s pcs in the program's text ($usr user mode);"
 fi
 [ "$b" = 0 ] && [ "$l" = 0 ] || r="$r bad=$b lost=$l;"
+fmt_users_released example
 [ "$(fmt_users example)" = 0 ] || r="$r users $(fmt_users example) after the run;"
 verdict formats_example_parts_reassemble "$r"
 
@@ -84,11 +92,13 @@ verdict formats_full_buffer_drops_counted "$r"
 
 # Refused unloading while a configuration holds it; unloaded after.
 r=""
+fmt_users_released example
 "$BIN/fmtcheck" "$cfg" 1000 3000 >$OUT/fmt_hold.txt 2>&1 &
 hold=$!
 i=0
 while ! grep -q holding $OUT/fmt_hold.txt && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-[ "$(fmt_users example)" = 1 ] || r="users $(fmt_users example) while in use, expected 1;"
+u=$(fmt_users example)
+[ "$u" = 1 ] || r="users $u while in use, expected 1;"
 rmmod kpmc_fmt_example 2>$OUT/fmt_rmmod.txt && r="$r rmmod succeeded while in use;"
 lsmod | grep -q '^kpmc_fmt_example ' || r="$r the module went while in use;"
 wait $hold || r="$r fmtcheck (holding) failed: $(cat $OUT/fmt_hold.txt);"
@@ -138,9 +148,8 @@ kpmc -k 16 --no-loss -c "$base,fmt=callstack,fmt.depth=127" -- /bin/true >$OUT/f
 	r="$r a no-loss ring of 16 accepted 14-record samples;"
 grep -q "noloss with a ring of 16 records: samples of up to 14 records need" $OUT/fmt_noloss.txt ||
 	r="$r no-loss refusal: $(tail -n 2 $OUT/fmt_noloss.txt);"
-# An exited program's configuration goes an RCU grace period later.
-i=0
-while [ "$(fmt_users callstack)" != 0 ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
+fmt_users_released callstack
+fmt_users_released example
 [ "$(fmt_users example)" = 0 ] && [ "$(fmt_users callstack)" = 0 ] ||
 	r="$r users left: example $(fmt_users example), callstack $(fmt_users callstack);"
 rmmod kpmc_fmt_example || r="$r rmmod after refusals failed;"
@@ -166,13 +175,12 @@ hold=$!
 i=0
 while ! grep -q holding $OUT/fmt_hold2.txt && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 try_write $UNREG 1 && r="$r unregistered while a configuration uses it;"
-[ "$(fmt_users example)" = 1 ] || r="$r users '$(fmt_users example)' after the refused unregister, expected 1;"
+u=$(fmt_users example)
+[ "$u" = 1 ] || r="$r users '$u' after the refused unregister, expected 1;"
 dmesg | grep -q 'kpmc: format example: not unregistered, 1 configurations use it' ||
 	r="$r no dmesg line for the refused unregister;"
 wait $hold || r="$r fmtcheck (holding) failed: $(cat $OUT/fmt_hold2.txt);"
-# The configuration goes an RCU grace period after the program.
-i=0
-while [ "$(fmt_users example)" != 0 ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+fmt_users_released example
 try_write $UNREG 1 || r="$r unregister refused with no user;"
 grep -q '^example ' /proc/kpmc/formats && r="$r example still listed after unregister;"
 rmmod kpmc_fmt_example || r="$r rmmod after unregister failed;"
