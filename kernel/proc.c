@@ -53,7 +53,7 @@ static bool is_word(const char *buf, size_t count, const char *word)
 static int info_show(struct seq_file *m, void *v)
 {
 	const struct kpmc_monitoring_module *mm = kpmc_mm_active();
-	unsigned int known, counting, i;
+	unsigned int known, counting, buckets, i;
 	int live_threads, live_configs;
 
 	seq_puts(m, "version: 1\n");
@@ -105,9 +105,10 @@ static int info_show(struct seq_file *m, void *v)
 		if (mm->virt_names[i])
 			seq_printf(m, " virt%u=%s", i, mm->virt_names[i]);
 	seq_puts(m, "\n");
-	kpmc_threads_count(&known, &counting);
+	kpmc_threads_count(&known, &counting, &buckets);
 	seq_printf(m, "threads_monitored: %u\n", counting);
 	seq_printf(m, "threads_known: %u\n", known);
+	seq_printf(m, "thread_table_buckets: %u\n", buckets);
 	seq_printf(m, "threads_lost: %d\n", atomic_read(&kpmc_threads_lost));
 	seq_printf(m, "sessions: %u\n", kpmc_sessions_live());
 	seq_printf(m, "ring_records: %u\n", kpmc_ring_records);

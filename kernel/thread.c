@@ -8,10 +8,23 @@
  * Concurrency: the table is RCU-read on the hot path and written under
  * kpmc_threads_lock, a raw spinlock taken with IRQs off. A state is freed
  * an RCU grace period after it leaves the table.
+ *
+ * The table is a hash keyed by task that doubles, from a work item,
+ * whenever it holds more states than buckets: the switch hook's lookup
+ * walks about one state however many threads are monitored (a fixed table
+ * of 1,024 buckets walked ten at 10,000 threads, each a likely cache miss).
+ * A state has a link for each of two tables: a resize chains every state
+ * into the new table through its other link, under the lock, while readers
+ * of the old table still walk the first; the old table goes a grace period
+ * after the new one is published, before any later resize reuses its links.
  */
 #include <linux/kernel.h>
 #include <linux/slab.h>
-#include <linux/hashtable.h>
+#include <linux/hash.h>
+#include <linux/rculist.h>
+#include <linux/overflow.h>
+#include <linux/mm.h>
+#include <linux/workqueue.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -27,20 +40,144 @@
 #include "kpmc/sampling.h"
 #include "kpmc/thread_internal.h"
 
-#define KPMC_HASH_BITS 10
-static DEFINE_HASHTABLE(kpmc_threads, KPMC_HASH_BITS);
+struct kpmc_thread_table {
+	unsigned int bits;
+	unsigned int link;		/* the states' link this table chains */
+	struct hlist_head buckets[];
+};
+
+/* 1,024 buckets to start with (8 KiB); at most 1M (8 MiB, a million threads). */
+#define KPMC_TABLE_MIN_BITS 10
+#define KPMC_TABLE_MAX_BITS 20
+static struct kpmc_thread_table __rcu *kpmc_table;
+static unsigned int kpmc_table_nr;	/* states in it, under kpmc_threads_lock */
 DEFINE_RAW_SPINLOCK(kpmc_threads_lock);
 static atomic_t kpmc_threads_live = ATOMIC_INIT(0);
 /* Threads a monitored parent created that could not be followed (no memory). */
 atomic_t kpmc_threads_lost = ATOMIC_INIT(0);
 
+static struct kpmc_thread_table *table_locked(void)
+{
+	return rcu_dereference_protected(kpmc_table, lockdep_is_held(&kpmc_threads_lock));
+}
+
+static struct hlist_head *table_bucket(struct kpmc_thread_table *tbl, struct task_struct *task)
+{
+	return &tbl->buckets[hash_ptr(task, tbl->bits)];
+}
+
+/* The state whose link[tbl->link] l is. */
+static struct kpmc_thread *link_thread(struct kpmc_thread_link *l,
+				       const struct kpmc_thread_table *tbl)
+{
+	return container_of(l - tbl->link, struct kpmc_thread, link[0]);
+}
+
+/*
+ * Every state's link l in tbl (its state: link_thread(l, tbl)); RCU-read
+ * or under kpmc_threads_lock, where a loop may unlink the state: an RCU
+ * unlink keeps its way on.
+ */
+#define table_for_each_link(tbl, i, l)						\
+	for ((i) = 0; (i) < (1u << (tbl)->bits); (i)++)				\
+		hlist_for_each_entry_rcu(l, &(tbl)->buckets[i], node,		\
+					 lockdep_is_held(&kpmc_threads_lock))
+
+static struct kpmc_thread_table *table_alloc(unsigned int bits, unsigned int link)
+{
+	struct kpmc_thread_table *tbl;
+
+	/* Zeroed buckets are empty hlists. */
+	tbl = kvzalloc(struct_size(tbl, buckets, 1u << bits), GFP_KERNEL);
+	if (tbl) {
+		tbl->bits = bits;
+		tbl->link = link;
+	}
+	return tbl;
+}
+
+/* Under kpmc_threads_lock: t, not in the table, goes in. */
+static void table_add(struct kpmc_thread *t)
+{
+	struct kpmc_thread_table *tbl = table_locked();
+
+	hlist_add_head_rcu(&t->link[tbl->link].node, table_bucket(tbl, t->task));
+	WRITE_ONCE(kpmc_table_nr, kpmc_table_nr + 1);
+}
+
+/* Under kpmc_threads_lock: t, in the table, goes out (readers may still see it). */
+static void table_del(struct kpmc_thread *t)
+{
+	hlist_del_rcu(&t->link[table_locked()->link].node);
+	WRITE_ONCE(kpmc_table_nr, kpmc_table_nr - 1);
+}
+
+/*
+ * Doubles the table until it has a bucket per state. Only this work item
+ * replaces the table, one run at a time: the old one is freed after a
+ * grace period, so the next resize reuses links no reader walks. Its
+ * chaining runs under the lock with IRQs off, O(states), once per
+ * doubling (the table never shrinks).
+ */
+static void table_grow(struct work_struct *work)
+{
+	struct kpmc_thread_table *old, *new;
+	struct kpmc_thread_link *l;
+	struct kpmc_thread *t;
+	unsigned long flags;
+	unsigned int bits, i;
+
+	old = rcu_dereference_protected(kpmc_table, true);
+	bits = old->bits;
+	while (bits < KPMC_TABLE_MAX_BITS && (1u << bits) < READ_ONCE(kpmc_table_nr))
+		bits++;
+	if (bits == old->bits)
+		return;
+	new = table_alloc(bits, !old->link);
+	if (!new)
+		return;		/* lookups walk longer chains; the next add tries again */
+	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
+	table_for_each_link(old, i, l) {
+		t = link_thread(l, old);
+		hlist_add_head_rcu(&t->link[new->link].node, table_bucket(new, t->task));
+	}
+	rcu_assign_pointer(kpmc_table, new);
+	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
+	synchronize_rcu();
+	kvfree(old);
+}
+
+static DECLARE_WORK(table_grow_work, table_grow);
+
+/* After a table_add, with the lock dropped: more states than buckets? */
+static void table_grow_if_full(void)
+{
+	struct kpmc_thread_table *tbl;
+	bool full;
+
+	rcu_read_lock();
+	tbl = rcu_dereference(kpmc_table);
+	full = tbl->bits < KPMC_TABLE_MAX_BITS && READ_ONCE(kpmc_table_nr) > (1u << tbl->bits);
+	rcu_read_unlock();
+	if (full)
+		queue_work(system_unbound_wq, &table_grow_work);
+}
+
+/* RCU-read (or IRQs or preemption off), or under kpmc_threads_lock. */
 struct kpmc_thread *kpmc_thread_lookup(struct task_struct *task)
 {
+	struct kpmc_thread_table *tbl;
+	struct kpmc_thread_link *l;
 	struct kpmc_thread *t;
 
-	hash_for_each_possible_rcu(kpmc_threads, t, hash, (unsigned long)task)
+	tbl = rcu_dereference_check(kpmc_table, rcu_read_lock_any_held() ||
+				    lockdep_is_held(&kpmc_threads_lock));
+	hlist_for_each_entry_rcu(l, table_bucket(tbl, task), node,
+				 lockdep_is_held(&kpmc_threads_lock)) {
+		t = link_thread(l, tbl);
 		if (t->task == task)
 			return t;
+	}
 	return NULL;
 }
 
@@ -243,11 +380,13 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 		/* Only now: a module's start takes resources (cmt: an RMID). */
 		if (t->state == KPMC_COUNTING)
 			kpmc_counting_start(t);
-		hash_add_rcu(kpmc_threads, &t->hash, (unsigned long)child);
+		table_add(t);
 	}
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
 	if (drop)
 		call_rcu(&t->rcu, kpmc_thread_free_rcu);
+	else
+		table_grow_if_full();
 }
 
 void kpmc_hook_exec(struct task_struct *task, bool unreadable)
@@ -326,7 +465,7 @@ void kpmc_hook_exit(struct task_struct *task)
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
 	t = kpmc_thread_lookup(task);
 	if (t)
-		hash_del_rcu(&t->hash);
+		table_del(t);
 	raw_spin_unlock(&kpmc_threads_lock);
 	if (t)
 		kpmc_stop_current(t, KPMC_REC_EXIT);
@@ -352,7 +491,7 @@ void kpmc_hook_free(struct task_struct *task)
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
 	t = kpmc_thread_lookup(task);
 	if (t)
-		hash_del_rcu(&t->hash);
+		table_del(t);
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
 	if (t)
 		call_rcu(&t->rcu, kpmc_thread_free_rcu);
@@ -389,12 +528,14 @@ struct kpmc_thread *kpmc_thread_of_current(bool create)
 	/* An attach from another thread may have beaten us to it. */
 	found = kpmc_thread_lookup(current);
 	if (!found)
-		hash_add_rcu(kpmc_threads, &t->hash, (unsigned long)current);
+		table_add(t);
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
 	if (found) {
 		kfree(t);
 		atomic_dec(&kpmc_threads_live);
 		t = found;
+	} else {
+		table_grow_if_full();
 	}
 	return t;
 }
@@ -455,9 +596,10 @@ int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 	if (!old) {
 		if (want == KPMC_COUNTING)
 			kpmc_counting_start(t);
-		hash_add_rcu(kpmc_threads, &t->hash, (unsigned long)task);
+		table_add(t);
 		raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
 		rcu_read_unlock();
+		table_grow_if_full();
 		return 0;
 	}
 	if (old->state != KPMC_IDLE || !old->foreign) {
@@ -534,15 +676,20 @@ void kpmc_live_objects(int *threads, int *configs)
 	*configs = kpmc_configs_live();
 }
 
-void kpmc_threads_count(unsigned int *known, unsigned int *counting)
+void kpmc_threads_count(unsigned int *known, unsigned int *counting, unsigned int *buckets)
 {
+	struct kpmc_thread_table *tbl;
+	struct kpmc_thread_link *l;
 	struct kpmc_thread *t;
-	unsigned int bkt;
+	unsigned int i;
 
 	*known = 0;
 	*counting = 0;
 	rcu_read_lock();
-	hash_for_each_rcu(kpmc_threads, bkt, t, hash) {
+	tbl = rcu_dereference(kpmc_table);
+	*buckets = 1u << tbl->bits;
+	table_for_each_link(tbl, i, l) {
+		t = link_thread(l, tbl);
 		(*known)++;
 		if (t->state != KPMC_IDLE)
 			(*counting)++;
@@ -564,15 +711,19 @@ void kpmc_threads_count(unsigned int *known, unsigned int *counting)
 void kpmc_threads_session_closed(struct kpmc_session *s)
 {
 	enum kpmc_thread_state state;
+	struct kpmc_thread_table *tbl;
+	struct kpmc_thread_link *l;
 	struct kpmc_thread *t;
 	unsigned long flags;
 	bool marked = false;
-	unsigned int bkt;
+	unsigned int i;
 
 	/* Pairs with kpmc_thread_insert's cmpxchg: see its state or it sees closed. */
 	smp_mb();
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
-	hash_for_each(kpmc_threads, bkt, t, hash) {
+	tbl = table_locked();
+	table_for_each_link(tbl, i, l) {
+		t = link_thread(l, tbl);
 		state = READ_ONCE(t->state);
 		if (state != KPMC_ARMED_EXEC && state != KPMC_COUNTING)
 			continue;
@@ -592,7 +743,9 @@ void kpmc_threads_session_closed(struct kpmc_session *s)
 	/* Switch hooks run with preemption off: the ones that saw them counting are over. */
 	synchronize_rcu();
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
-	hash_for_each(kpmc_threads, bkt, t, hash) {
+	tbl = table_locked();
+	table_for_each_link(tbl, i, l) {
+		t = link_thread(l, tbl);
 		if (!t->closing)
 			continue;
 		/*
@@ -638,6 +791,11 @@ void kpmc_threads_session_stop(struct kpmc_session *s)
 
 int kpmc_threads_init(void)
 {
+	struct kpmc_thread_table *tbl = table_alloc(KPMC_TABLE_MIN_BITS, 0);
+
+	if (!tbl)
+		return -ENOMEM;
+	RCU_INIT_POINTER(kpmc_table, tbl);
 	kpmc_counting_init();
 	fork_reserve_fill(NULL);
 	return 0;
@@ -646,20 +804,27 @@ int kpmc_threads_init(void)
 /* Hooks are detached: nothing but us touches thread state any more. */
 void kpmc_threads_exit(void)
 {
+	struct kpmc_thread_table *tbl;
+	struct kpmc_thread_link *l;
 	struct kpmc_thread *t;
-	struct hlist_node *tmp;
 	unsigned long flags;
-	unsigned int bkt;
+	unsigned int i;
 
 	kpmc_counting_stop();
+	/* No add queues it again: the hooks are gone. */
+	cancel_work_sync(&table_grow_work);
 
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
-	hash_for_each_safe(kpmc_threads, bkt, tmp, t, hash) {
-		hash_del_rcu(&t->hash);
+	tbl = table_locked();
+	table_for_each_link(tbl, i, l) {
+		t = link_thread(l, tbl);
+		table_del(t);
 		call_rcu(&t->rcu, kpmc_thread_free_rcu);
 	}
+	RCU_INIT_POINTER(kpmc_table, NULL);
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
 	rcu_barrier();
+	kvfree(tbl);
 	kpmc_flush_deferred();
 	fork_reserve_free();
 

@@ -53,3 +53,42 @@ grep -q '^threads_lost: 0' /proc/kpmc/info || r="$r $(grep threads_lost /proc/kp
 rmmod kpmc || r="$r rmmod failed;"
 verdict arm64_stress_2000_threads_ebs "$r"
 [ -n "$r" ] && head -n 12 $OUT/stress.txt
+
+# 1,500 monitored threads alive at once: kpmc's thread table doubles from
+# 1,024 buckets as it fills (from a work item, while lookups go on), and
+# every thread is still found at every switch: each worker's EXIT record
+# holds its 20,000 user instructions and a few (counted by the user-mode
+# instruction counter, as in the 2,000-thread test above, which has at
+# most 5 alive at once).
+r=""
+load
+# A KASAN kernel's stacks are twice as large: its default limit on threads
+# (memory / 8 stacks) is 2,048 in this guest.
+tmax=$(cat /proc/sys/kernel/threads-max)
+echo 8192 >/proc/sys/kernel/threads-max
+kpmc -k 4096 -A -c pmc1=0x8 -- "$BIN/manyalive" 1500 10000 >$OUT/manyalive.txt 2>&1 ||
+	r="kpmc failed: $(tail -n 3 $OUT/manyalive.txt);"
+echo "$tmax" >/proc/sys/kernel/threads-max
+set -- $(sed -n 's/^manyalive threads=1500 known=\([0-9]*\) buckets=\([0-9]*\)$/\1 \2/p' $OUT/manyalive.txt)
+# The states: the 1,501 threads of the program, and kpmc's own (idle: it configured the session).
+if [ $# -ne 2 ]; then
+	r="$r no manyalive line: $(grep manyalive $OUT/manyalive.txt);"
+else
+	[ "$1" -ge 1501 ] && [ "$1" -le 1503 ] || r="$r $1 thread states known with 1,501 threads alive;"
+	[ "$2" = 2048 ] || r="$r the table has $2 buckets for $1 states, expected 2048;"
+fi
+echo "manyalive: $(grep '^manyalive' $OUT/manyalive.txt); workers' pmc1: $(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $4 < 1000000 {
+	if (min == "" || $4 < min) min = $4; if ($4 > max) max = $4 } END { print min ".." max }' $OUT/manyalive.txt)"
+rows=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $4 >= 20000 && $4 <= 21000 { n++ } END { print n + 0 }' $OUT/manyalive.txt)
+[ "$rows" -eq 1500 ] || r="$r $rows worker threads with 20,000..21,000 user instructions, expected 1500;"
+grep -q "lost" $OUT/manyalive.txt && r="$r records lost;"
+grep -q '^threads_lost: 0' /proc/kpmc/info || r="$r $(grep threads_lost /proc/kpmc/info);"
+i=0
+while [ "$(sed -n 's/^live_objects: \([0-9]*\).*/\1/p' /proc/kpmc/info)" != 0 ] && [ $i -lt 30 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+grep -q '^live_objects: 0 ' /proc/kpmc/info || r="$r $(grep live_objects /proc/kpmc/info);"
+rmmod kpmc || r="$r rmmod failed;"
+verdict arm64_1500_threads_alive_table_grows "$r"
+[ -n "$r" ] && head -n 12 $OUT/manyalive.txt

@@ -118,8 +118,17 @@ enum kpmc_thread_state {
 	KPMC_ATTACHING,
 };
 
+/* A thread state's place in one of the two thread tables (thread.c). */
+struct kpmc_thread_link {
+	struct hlist_node node;
+};
+
 struct kpmc_thread {
-	struct hlist_node hash;
+	/*
+	 * Its chain in the thread table, through link[table->link]: the
+	 * other one is the chain of the table before or after a resize.
+	 */
+	struct kpmc_thread_link link[2];
 	struct task_struct *task;	/* key; state is dropped at the task's exit */
 	pid_t pid, tid;			/* global: what the kernel side matches on */
 	/*
@@ -266,7 +275,8 @@ int kpmc_thread_start_self(struct kpmc_thread *t);
 int kpmc_thread_stop_self(struct kpmc_thread *t);
 int kpmc_thread_attach(struct kpmc_thread *owner, pid_t tid, bool at_exec);
 int kpmc_thread_detach(struct kpmc_thread *owner, pid_t tid);
-void kpmc_threads_count(unsigned int *known, unsigned int *counting);
+/* Thread states, those counting or armed, and the thread table's buckets. */
+void kpmc_threads_count(unsigned int *known, unsigned int *counting, unsigned int *buckets);
 void kpmc_threads_session_closed(struct kpmc_session *s);
 void kpmc_threads_session_stop(struct kpmc_session *s);
 int kpmc_threads_stop_all(struct kpmc_thread *owner);
