@@ -40,7 +40,8 @@ log=$work/guest-$scale.log
 start=$(date +%s)
 # KPMC_BENCH_ONLY, KPMC_BENCH_REPS, KPMC_BENCH_PERIODS: a subset, for
 # iterating on one figure (bench/guest/bench.sh says what each selects).
-KPMC_GUEST_APPEND="kpmc.bench=$scale${KPMC_BENCH_ONLY:+ kpmc.benchonly=$KPMC_BENCH_ONLY}${KPMC_BENCH_REPS:+ kpmc.benchreps=$KPMC_BENCH_REPS}${KPMC_BENCH_PERIODS:+ kpmc.benchperiods=$KPMC_BENCH_PERIODS}" \
+# 2 GiB: the "alive" rows' 10,000 threads, their stacks and kpmc's states.
+KPMC_GUEST_MEM=2048 KPMC_GUEST_APPEND="kpmc.bench=$scale${KPMC_BENCH_ONLY:+ kpmc.benchonly=$KPMC_BENCH_ONLY}${KPMC_BENCH_REPS:+ kpmc.benchreps=$KPMC_BENCH_REPS}${KPMC_BENCH_PERIODS:+ kpmc.benchperiods=$KPMC_BENCH_PERIODS}" \
 	"$top/scripts/boot-guest.sh" arm64 "$work/bench.cpio.gz" "$log" bench 1500
 echo "bench: guest ran $(($(date +%s) - start)) s" >&2
 

@@ -12,6 +12,8 @@ limit=${5:-${KPMC_GUEST_TIMEOUT:-900}}
 extra=${KPMC_GUEST_APPEND:-}
 # CPUs of the guest (the system-wide tests boot with 2).
 smp=${KPMC_GUEST_SMP:-1}
+# Guest memory in MiB (the benchmarks' 10,000 threads want more).
+mem=${KPMC_GUEST_MEM:-512}
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 case $arch in
@@ -23,13 +25,13 @@ arm64)
 		read -r kernel _ < <("$top/scripts/fetch-kernel.sh" 6.1 arm64)
 	fi
 	# -icount shift=0: the emulated PMU counts exactly (1 instruction = 1 ns = 1 cycle).
-	cmd=(qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -icount shift=0 -m 512 -smp "$smp"
+	cmd=(qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -icount shift=0 -m "$mem" -smp "$smp"
 		-kernel "$kernel" -initrd "$initrd"
 		-append "console=ttyAMA0 quiet panic=-1 kpmc.mode=$mode${KPMC_GUEST_IDLE:+ kpmc.idle=$KPMC_GUEST_IDLE} $extra")
 	# KPMC_GUEST_IDLE=powerdown: the board's device tree plus a PSCI power-down
 	# idle state (scripts/idle-dtb.sh), so CPUs go through cpu_pm enter/exit.
 	if [ "${KPMC_GUEST_IDLE:-}" = powerdown ]; then
-		dtb=$("$top/scripts/idle-dtb.sh" arm64 "$smp" 512) || exit 1
+		dtb=$("$top/scripts/idle-dtb.sh" arm64 "$smp" "$mem") || exit 1
 		cmd+=(-dtb "$dtb")
 	fi
 	;;
@@ -41,7 +43,7 @@ x86_64)
 		read -r kernel _ < <("$top/scripts/fetch-kernel.sh" 6.1 amd64)
 	fi
 	# An Intel CPU model: CPUID says GenuineIntel, and leaf 0AH (no vPMU under TCG) says version 0.
-	cmd=(qemu-system-x86_64 -accel tcg -cpu Skylake-Client -m 512 -smp "$smp"
+	cmd=(qemu-system-x86_64 -accel tcg -cpu Skylake-Client -m "$mem" -smp "$smp"
 		-kernel "$kernel" -initrd "$initrd"
 		-append "console=ttyS0 quiet panic=-1 oops=panic mitigations=off kpmc.mode=$mode $extra"
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04)

@@ -9,9 +9,9 @@ mkdir -p $OUT
 
 scale=full
 # kpmc.benchonly=SECTIONS: only those sections (a comma list of pingpong,
-# spawn, spin, selfread; bench/run.sh's KPMC_BENCH_ONLY), kpmc.benchreps=N:
+# alive, spawn, spin, selfread; bench/run.sh's KPMC_BENCH_ONLY), kpmc.benchreps=N:
 # N repetitions, kpmc.benchperiods=P,...: those EBS periods (for iterating).
-only=pingpong,spawn,spin,selfread periods="10000 100000 1000000 10000000" reps=""
+only=pingpong,alive,spawn,spin,selfread periods="10000 100000 1000000 10000000" reps=""
 for w in $(cat /proc/cmdline); do
 	case $w in
 	kpmc.bench=*) scale=${w#kpmc.bench=} ;;
@@ -26,12 +26,16 @@ want() {
 	return 1
 }
 if [ "$scale" = smoke ]; then
-	ROUNDS=300 SPAWNS=30 SPIN=2000000 READS=1000 REPS=1
+	ROUNDS=300 SPAWNS=30 SPIN=2000000 READS=1000 REPS=1 ALIVE="2 100"
 else
-	ROUNDS=20000 SPAWNS=1000 SPIN=150000000 READS=20000 REPS=5
+	ROUNDS=20000 SPAWNS=1000 SPIN=150000000 READS=20000 REPS=5 ALIVE="2 100 1000 10000"
 fi
 [ -n "$reps" ] && REPS=$reps
 echo "KPMC-BENCH-INFO scale=$scale rounds=$ROUNDS spawns=$SPAWNS spin=$SPIN reads=$READS reps=$REPS kernel=$(uname -r)${only:+ only=$only}"
+
+# 10,000 threads of one process (the "alive" rows): more than the default
+# limit of a guest of 2 GiB (its memory / 8 kernel stacks).
+echo 30000 >/proc/sys/kernel/threads-max
 
 insmod /kpmc.ko || { echo "KPMC-BENCH-ERROR insmod failed"; exit 1; }
 
@@ -79,6 +83,19 @@ while [ $rep -le $REPS ]; do
 		tag kpmc $n $rep <$OUT/prog.txt
 		awk -v n=$n -v r=$rep '$4 == "exit" { s += $5; t++ }
 			END { printf "KPMC-BENCH pingpong_counts tool=kpmc ctrs=%d rep=%d threads=%d pmc1_total=%d\n", n, r, t, s }' $OUT/trace.txt
+	done
+
+	# 1b. The same with more monitored threads alive (asleep): kpmc finds a
+	# switching thread's state among all of them. Compared with no
+	# monitoring at the same number of threads.
+	want alive && for a in $ALIVE; do
+		$BIN/pingpong $ROUNDS 0 $((a - 2)) | sed "s/^KPMC-BENCH pingpong /KPMC-BENCH pingpong_alive /" |
+			tag base 0 $rep
+		# A ring for every thread's last record: "followed" counts them.
+		under_kpmc 2 -A -k 16384 -- $BIN/pingpong $ROUNDS 0 $((a - 2))
+		sed "s/^KPMC-BENCH pingpong /KPMC-BENCH pingpong_alive /" $OUT/prog.txt | tag kpmc 2 $rep
+		threads=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { t++ } END { printf "%d", t }' $OUT/trace.txt)
+		echo "KPMC-BENCH pingpong_alive_threads tool=kpmc ctrs=2 rep=$rep alive=$a threads=$threads"
 	done
 
 	# 2. Fork+exit and thread create+join with monitoring inherited.
