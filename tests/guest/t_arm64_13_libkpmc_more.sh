@@ -94,4 +94,14 @@ grep -q '^mux sets=2 run_ns=\([0-9]*\) sets_run_ns=\1$' $OUT/lm_mux.txt || r="$r
 grep -q '^region m set=1 run_ns=[0-9]* coverage=[0-9.]*% pmc0=[0-9]* pmc0_scaled=[0-9]*$' $OUT/lm_mux.txt ||
 	r="$r the report has no per-set line;"
 verdict arm64_libkpmc_mux_scaled "$r"
+
+# kpmc_stop() with a thread of the program still alive (asleep after its
+# 1e6 iterations): its last record is read before the session closes. The
+# two records: the caller's own, and the sleeper's (without "stop" the
+# sleeper's would go with the closed session: 1).
+r=""
+"$lm" outlive >$OUT/lm_outlive.txt 2>&1 || r="outlive run failed: $(cat $OUT/lm_outlive.txt);"
+cat $OUT/lm_outlive.txt
+grep -q '^outlive stop=0 records=2 lost=0$' $OUT/lm_outlive.txt || r="$r $(grep '^outlive' $OUT/lm_outlive.txt);"
+verdict arm64_libkpmc_stop_reads_threads_left_behind "$r"
 rmmod kpmc

@@ -14,6 +14,9 @@
  *                               region's bounds, each sample's counts
  *   libkpmc_more mux CONFIG N   region "m" around N iterations; per set its
  *                               counts, time and scaled estimate
+ *   libkpmc_more outlive        a thread spins 1e6 iterations and sleeps through
+ *                               kpmc_stop(): the records read by then (its last
+ *                               one among them) "outlive stop=0 records=.. lost=.."
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include "kpmc.h"
 #include "spin.h"
@@ -180,6 +184,53 @@ static int mux(const char *config, unsigned long n)
 	return kpmc_stop() ? 1 : 0;
 }
 
+/* ---- outlive ---- */
+
+static int sleeper_spun;
+static int sleeper_pipe[2];
+
+static void *sleeper(void *arg)
+{
+	char c;
+
+	spin(1000000);
+	__atomic_store_n(&sleeper_spun, 1, __ATOMIC_RELEASE);
+	if (read(sleeper_pipe[0], &c, 1) < 0)
+		perror("libkpmc_more: sleeper");
+	return arg;
+}
+
+static int outlive(void)
+{
+	struct kpmc_sample_stats st;
+	struct timespec ms = { 0, 1000000 };
+	pthread_t b;
+	char c = 0;
+	int err, i;
+
+	if (pipe(sleeper_pipe))
+		return 1;
+	err = kpmc_start("pmc1=0x8");
+	if (err) {
+		printf("outlive start=%d %s\n", err, kpmc_last_error());
+		return 1;
+	}
+	if (pthread_create(&b, NULL, sleeper, NULL))
+		return 1;
+	while (!__atomic_load_n(&sleeper_spun, __ATOMIC_ACQUIRE))
+		nanosleep(&ms, NULL);
+	/* Asleep in read() by then. */
+	for (i = 0; i < 20; i++)
+		nanosleep(&ms, NULL);
+	err = kpmc_stop();
+	kpmc_sample_stats(&st);
+	printf("outlive stop=%d records=%" PRIu64 " lost=%" PRIu64 "\n", err, st.records, st.lost);
+	if (write(sleeper_pipe[1], &c, 1) != 1)
+		return 1;
+	pthread_join(b, NULL);
+	return err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "names"))
@@ -190,6 +241,8 @@ int main(int argc, char **argv)
 		return ebs(strtoull(argv[2], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "mux"))
 		return mux(argv[2], strtoul(argv[3], NULL, 0));
-	fprintf(stderr, "usage: libkpmc_more names CONFIG | badname | ebs P | mux CONFIG N\n");
+	if (argc == 2 && !strcmp(argv[1], "outlive"))
+		return outlive();
+	fprintf(stderr, "usage: libkpmc_more names CONFIG | badname | ebs P | mux CONFIG N | outlive\n");
 	return 2;
 }

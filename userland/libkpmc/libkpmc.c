@@ -724,6 +724,13 @@ int kpmc_stop(void)
 	if (session_fd < 0)
 		return -EINVAL;
 	put("enable", "0");
+	/*
+	 * The threads this one created that still live (asleep, say) stop
+	 * too, their last records in the ring before it is drained: closed
+	 * first, the session would lose them. A module without "stop"
+	 * refuses it; those threads then stop at the close as before.
+	 */
+	put("enable", "stop");
 	stop_reader();
 	pthread_mutex_lock(&rec_lock);
 	drain();
