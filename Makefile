@@ -130,6 +130,12 @@ guest-x86_64-patched-6.12: stage
 guest-arm64-smp: stage
 	KPMC_GUEST_IDLE=powerdown KPMC_GUEST_SMP=2 scripts/run-guest-tests.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/run-smp
 
+# 4 and 8 CPUs (t_smpn_*), held to perf's counts of the same runs; not in
+# make test (an 8-vCPU guest under -icount runs its vCPUs one at a time).
+.PHONY: guest-arm64-smp4 guest-arm64-smp8
+guest-arm64-smp4 guest-arm64-smp8: guest-arm64-smp%: stage
+	KPMC_GUEST_SMP=$* scripts/run-guest-tests.sh arm64 $(BUILD)/arm64/root $(BUILD)/arm64/run-smp$*
+
 # The stateful fuzzer (tests/fuzz/) alone: OPS operations from SEED, on the
 # x86_64 6.12 debug kernel (lockdep, KASAN, kmemleak; perf backend) by
 # default, FUZZ_KERNEL=rt on the arm64 PREEMPT_RT debug kernel (the real

@@ -10,7 +10,8 @@ echo "kpmc guest tests on $arch ($ncpu CPUs), kernel $(uname -r)"
 case $arch in aarch64) name=arm64 ;; *) name=x86 ;; esac
 # A patched (debug) kernel runs the whole suite of its architecture plus
 # its own tests (t_patched_<arch>_*); a multi-CPU boot only the tests that
-# need several CPUs (t_smp_*, or t_patched_smp_* on a patched kernel).
+# need several CPUs (t_smp_*, or t_patched_smp_* on a patched kernel; with
+# more than 2, t_smpn_*: any number of CPUs).
 # kpmc.tier=smoke: a few minutes' check of a module built elsewhere (the
 # DKMS-built one of scripts/test-packages.sh): load/unload, the basics.
 # kpmc.fuzz=OPS[,SEED] (make fuzz): the stateful fuzzer only.
@@ -46,6 +47,8 @@ elif grep -q 'kpmc.tier=patched' /proc/cmdline; then
 	else
 		for t in "$dir"/t_common_*.sh "$dir"/t_${name}_*.sh "$dir"/t_patched_${name}_*.sh; do [ -f "$t" ] && run_test "$t"; done
 	fi
+elif [ "$ncpu" -gt 2 ]; then
+	for t in "$dir"/t_smpn_*.sh; do run_test "$t"; done
 elif [ "$ncpu" -gt 1 ]; then
 	for t in "$dir"/t_smp_*.sh; do run_test "$t"; done
 else
