@@ -80,7 +80,13 @@ END {
 	printf "\n1. Context switch: two-thread pipe ping-pong, guest ns per round trip (2 switches)\n"
 	printf "%-9s %10s %10s %10s %14s %14s %8s\n", "counters", "none", "perf", "kpmc",
 	       "perf +/switch", "kpmc +/switch", "ratio"
+	# The no-monitoring round trip lands in one of two modes 130-170 ns
+	# apart (where the run's interrupts fall): its lowest over every
+	# identical run of the boot, the "alive" section's 2-thread rows too.
 	base = get("pingpong" S "base" S "0")
+	b2 = get("pingpong_alive" S "base" S "0" S "2")
+	if (b2 != "" && (base == "" || b2 < base))
+		base = b2
 	for (n = 2; n <= 6; n += 2) {
 		p = get("pingpong" S "perf" S n)
 		k = get("pingpong" S "kpmc" S n)
