@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <linux/types.h>
 #include <uapi/linux/kpmc.h>
+#include "procinfo.h"
 #include "spin.h"
 
 #if defined(__aarch64__)
@@ -67,17 +68,11 @@ static void put(const char *who, const char *file, const char *s)
 /* "counters: N" of /proc/kpmc/info. */
 static unsigned int nr_counters(void)
 {
-	char line[256];
-	unsigned int n = 0;
-	FILE *f = fopen("/proc/kpmc/info", "r");
+	long n = kpmc_info_field("counters");
 
-	if (!f)
+	if (n < 0)
 		die("root", "/proc/kpmc/info");
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "counters: %u", &n) == 1)
-			break;
-	fclose(f);
-	return n;
+	return (unsigned int)n;
 }
 
 static void become(const char *who, uid_t uid)

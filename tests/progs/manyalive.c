@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "procinfo.h"
 #include "spin.h"
 
 static unsigned long iterations;
@@ -29,23 +30,6 @@ static void *worker(void *arg)
 	if (read(sleep_pipe[0], &b, 1) < 0)
 		perror("manyalive: read");
 	return arg;
-}
-
-/* "NAME: N" of /proc/kpmc/info, or -1. */
-static long info_field(const char *name)
-{
-	char line[256];
-	size_t len = strlen(name);
-	long v = -1;
-	FILE *f = fopen("/proc/kpmc/info", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ':')
-			v = strtol(line + len + 1, NULL, 10);
-	fclose(f);
-	return v;
 }
 
 int main(int argc, char **argv)
@@ -80,8 +64,8 @@ int main(int argc, char **argv)
 	while (__atomic_load_n(&spun, __ATOMIC_ACQUIRE) < threads)
 		nanosleep(&tick, NULL);
 	for (w = 0; w < 200; w++) {
-		known = info_field("threads_known");
-		buckets = info_field("thread_table_buckets");
+		known = kpmc_info_field("threads_known");
+		buckets = kpmc_info_field("thread_table_buckets");
 		if (known >= 0 && buckets >= known)
 			break;
 		nanosleep(&tick, NULL);
