@@ -35,8 +35,6 @@ module_param(wrap_test_distance, ulong, 0644);
 MODULE_PARM_DESC(wrap_test_distance,
 		 "testing: start every counter this many events before it wraps, at every switch-in (0: off)");
 
-DEFINE_PER_CPU(struct kpmc_cpu, kpmc_cpus);
-
 /*
  * Add what the counters counted since the last fold to t. Returns true when
  * the sampling counter passed its overflow point: a sample is due, whether or
@@ -597,23 +595,6 @@ void kpmc_cpu_restore(void)
 {
 	if (this_cpu_read(kpmc_cpus.pm_saved))
 		kpmc_cpu_reload();
-}
-
-static void forget_loaded(void *unused)
-{
-	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
-
-	if (!c->cur && !c->sys)
-		c->loaded_generation = 0;
-}
-
-/*
- * The claim went back to perf, whose events then use and rewrite the
- * counters: no CPU may later take its selectors as still holding a config.
- */
-void kpmc_cpus_forget(void)
-{
-	on_each_cpu(forget_loaded, NULL, 1);
 }
 
 /* ---- set-up and unload ---- */

@@ -2,8 +2,9 @@
 /*
  * kpmc: per-thread performance-monitoring counters.
  * The module's entry and exit: the only place that starts and stops the
- * layers, in order (PMU, deferred work, formats, thread table, per-CPU
- * state, hooks, privilege rules, /proc), and the hook source's choice.
+ * layers, in order (PMU, deferred work, formats, thread table, counting's
+ * timers, per-CPU state, hooks, privilege rules, /proc, the in-kernel
+ * API), and the hook source's choice.
  */
 #include <linux/module.h>
 #include <linux/kernel.h>
@@ -59,6 +60,7 @@ static int __init kpmc_init(void)
 	err = kpmc_threads_init();
 	if (err)
 		goto out_builtin_formats;
+	kpmc_counting_init();
 	err = kpmc_cpu_state_init();
 	if (err)
 		goto out_threads;
@@ -92,6 +94,7 @@ out_privilege:
 out_cpu_state:
 	kpmc_cpu_state_exit();
 out_threads:
+	kpmc_counting_stop();
 	kpmc_threads_exit();
 	kpmc_pmu_shutdown();
 	kpmc_sessions_exit();
@@ -131,6 +134,7 @@ static void __exit kpmc_exit(void)
 	kpmc_hooks->detach();
 	kpmc_kernel_api_stop();
 	kpmc_cpu_state_exit();
+	kpmc_counting_stop();
 	kpmc_threads_exit();
 	kpmc_pmu_shutdown();
 	kpmc_mm_exit();

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The PMU layer: which backend drives the counters (chosen once, at load)
- * and who holds them (nobody, threads or one system-wide session), claimed
- * from perf while anything counts and given back after.
+ * The PMU layer: which backend drives the counters (chosen once, at load),
+ * who holds them (nobody, threads or one system-wide session), claimed
+ * from perf while anything counts and given back after, and each CPU's
+ * record of what its counters hold (kpmc_cpus: written by the counting
+ * path and system-wide mode above, forgotten here when perf gets the
+ * counters back).
  */
 #include <linux/module.h>
 #include <linux/kernel.h>
@@ -24,6 +27,8 @@ struct kpmc_pmu_desc kpmc_pmu;
 char kpmc_no_pmu_reason[KPMC_ERR_MAX];
 
 DEFINE_STATIC_KEY_FALSE(kpmc_monitoring);
+
+DEFINE_PER_CPU(struct kpmc_cpu, kpmc_cpus);
 
 /*
  * The PMU is claimed from perf only while something is counted: a thread
@@ -91,6 +96,23 @@ static u32 kpmc_all_counters(void)
 	return kpmc_pmu.nr_counters >= 32 ? ~0u : (1u << kpmc_pmu.nr_counters) - 1;
 }
 
+static void forget_loaded(void *unused)
+{
+	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+
+	if (!c->cur && !c->sys)
+		c->loaded_generation = 0;
+}
+
+/*
+ * The claim went back to perf, whose events then use and rewrite the
+ * counters: no CPU may later take its selectors as still holding a config.
+ */
+static void cpus_forget(void)
+{
+	on_each_cpu(forget_loaded, NULL, 1);
+}
+
 /* Caller holds kpmc_pmu_lock. */
 static void pmu_unclaim_locked(void)
 {
@@ -100,7 +122,7 @@ static void pmu_unclaim_locked(void)
 	cpus_read_lock();
 	kpmc_backend->unclaim(kpmc_all_counters());
 	WRITE_ONCE(kpmc_pmu_claimed, false);
-	kpmc_cpus_forget();
+	cpus_forget();
 	cpus_read_unlock();
 }
 

@@ -324,7 +324,18 @@ static int monitor_open(struct inode *inode, struct file *f)
 
 static int monitor_release(struct inode *inode, struct file *f)
 {
-	kpmc_session_close(f->private_data);
+	struct kpmc_session *s = f->private_data;
+
+	/*
+	 * Closed first: a system-wide start or an armed attach that took s
+	 * before this close checks closed under the locks that the next two
+	 * steps take, so either it sees closed or they see its work.
+	 */
+	kpmc_session_close(s);
+	kpmc_system_session_closed(s);
+	/* Its threads, armed, counting or asleep, let go of s and the PMU. */
+	kpmc_threads_session_closed(s);
+	kpmc_session_release(s);
 	/*
 	 * A give-back of the PMU that the session's last threads started
 	 * completes before the reader's close does: once "kpmc -- prog"

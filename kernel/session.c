@@ -387,7 +387,9 @@ struct kpmc_session *kpmc_session_of_current(void)
 /*
  * The reader's file is closed: no more records are kept, so the ring goes
  * now; s itself stays charged to its user (user_limits_allow) until its
- * last reference goes, and its threads give theirs back here.
+ * last reference goes. The first of the close's three steps: the caller
+ * then makes s's system-wide CPUs and threads let go of it, and ends with
+ * kpmc_session_release().
  */
 void kpmc_session_close(struct kpmc_session *s)
 {
@@ -397,9 +399,9 @@ void kpmc_session_close(struct kpmc_session *s)
 
 	/*
 	 * Closed first: a system-wide start or an armed attach that took s
-	 * before this close checks closed under the lock that the two calls
-	 * below take, so either it sees closed or they see its work. Every
-	 * producer checks closed under s->lock before it touches the ring.
+	 * before this close checks closed under the lock that the caller's
+	 * next two steps take, so either it sees closed or they see its work.
+	 * Every producer checks closed under s->lock before it touches the ring.
 	 */
 	raw_spin_lock_irqsave(&s->lock, flags);
 	s->closed = true;
@@ -417,9 +419,11 @@ void kpmc_session_close(struct kpmc_session *s)
 	/* No reader will drain the ring: every thread waiting on it goes on now. */
 	if (nl)
 		wake_up_interruptible_all(&nl->wait);
-	kpmc_system_session_closed(s);
-	/* Its threads, armed, counting or asleep, let go of s and the PMU. */
-	kpmc_threads_session_closed(s);
+}
+
+/* The close's last step: s has no owner, and the file's reference goes. */
+void kpmc_session_release(struct kpmc_session *s)
+{
 	mutex_lock(&kpmc_sessions_lock);
 	put_pid(s->owner);
 	s->owner = NULL;

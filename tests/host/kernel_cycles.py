@@ -8,10 +8,12 @@ The strongly connected components of that graph (Tarjan) are the cycles: a
 layered core has none. Each cycle is printed with the names that tie it,
 file -> file.
 
-  tests/host/kernel_cycles.py [--max-files N] [DIR]
+  tests/host/kernel_cycles.py [--max-files N] [--layers FILE] [DIR]
 
-Exit 1 when the largest cycle holds more than N files (default 0): make
-test holds the core to today's largest so that it can only shrink.
+Exit 1 when the largest cycle holds more than N files (default 0). With
+--layers, also when a file names a function of a file in its own or a
+higher layer, or a file has no layer (FILE: one "name: files" line per
+layer, top first; tests/host/kernel_layers.txt is the module's).
 """
 import argparse
 import glob
@@ -79,9 +81,44 @@ def tarjan(graph):
     return comps
 
 
+def read_layers(path):
+    """file name -> (depth, layer name); depth 0 is the top."""
+    where = {}
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            line = line.split('#', 1)[0].strip()
+            if not line:
+                continue
+            name, _, members = line.partition(':')
+            depth = len({d for d, _ in where.values()})
+            for m in members.split():
+                if m in where:
+                    raise SystemExit(f'kernel_cycles: FAIL {m} is in two layers of {path}')
+                where[m] = (depth, name.strip())
+    return where
+
+
+def layer_breaches(layers, graph, ties):
+    """Lines naming each tie that does not run down, and each file without a layer."""
+    out = []
+    for f in sorted(graph):
+        base = os.path.basename(f)
+        if base not in layers:
+            out.append(f'{base} has no layer')
+            continue
+        for g in sorted(graph[f]):
+            other = os.path.basename(g)
+            if other in layers and layers[other][0] <= layers[base][0]:
+                names = sorted(ties[(f, g)])
+                out.append(f'{base} ({layers[base][1]}) -> {other} ({layers[other][1]}): '
+                           f'{", ".join(names[:4])}')
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--max-files', type=int, default=0)
+    ap.add_argument('--layers')
     ap.add_argument('dir', nargs='?', default=os.path.join(os.path.dirname(__file__), '..', '..', 'kernel'))
     args = ap.parse_args()
     files = sorted(glob.glob(os.path.join(args.dir, '*.c')))
@@ -111,9 +148,15 @@ def main():
                     names = sorted(ties[(f, g)])
                     more = f' (+{len(names) - 4})' if len(names) > 4 else ''
                     print(f'    {short(f)} -> {short(g)}: {", ".join(names[:4])}{more}')
-    verdict = 'PASS' if largest <= args.max_files else 'FAIL'
+    breaches = []
+    if args.layers:
+        breaches = layer_breaches(read_layers(args.layers), graph, ties)
+        for b in breaches:
+            print(f'    not down the layers: {b}')
+    verdict = 'PASS' if largest <= args.max_files and not breaches else 'FAIL'
+    layered = f', {len(breaches)} tie(s) not down the layers' if args.layers else ''
     print(f'kernel_cycles: {verdict} {len(files)} files, {edges} file-to-file ties, '
-          f'{len(cycles)} cycle(s), the largest of {largest} files (at most {args.max_files})')
+          f'{len(cycles)} cycle(s), the largest of {largest} files (at most {args.max_files}){layered}')
     return 0 if verdict == 'PASS' else 1
 
 

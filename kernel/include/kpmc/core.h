@@ -214,7 +214,7 @@ struct kpmc_system {
 	bool exclude_idle;
 };
 
-/* What each CPU's counters hold, and its fold / sampling timer. */
+/* What each CPU's counters hold, and its fold / sampling timer (pmu.c). */
 struct kpmc_cpu {
 	struct kpmc_thread *cur;	/* whose counts the counters hold; NULL: stopped */
 	u64 loaded_generation;		/* config in the selectors; 0: none */
@@ -266,9 +266,15 @@ void kpmc_pmu_shutdown(void);
 /* reject.c: why a request was refused, to the thread's last_error and dmesg. */
 void kpmc_reject(struct kpmc_thread *t, const char *file, const char *fmt, ...) __printf(3, 4);
 
-/* thread.c (the table, lifecycle hooks) and control.c (what /proc asks of threads) */
+/*
+ * thread.c (the table), counting.c (its per-CPU timers; stopped before the
+ * table goes), lifecycle.c (hooks, a session's close) and control.c (what
+ * /proc asks of threads)
+ */
 int kpmc_threads_init(void);
 void kpmc_threads_exit(void);
+void kpmc_counting_init(void);
+void kpmc_counting_stop(void);
 struct kpmc_thread *kpmc_thread_of_current(bool create);
 int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config_sets *sets);
 int kpmc_thread_start_self(struct kpmc_thread *t);
@@ -281,11 +287,10 @@ void kpmc_threads_session_closed(struct kpmc_session *s);
 void kpmc_threads_session_stop(struct kpmc_session *s);
 int kpmc_threads_stop_all(struct kpmc_thread *owner);
 void kpmc_live_objects(int *threads, int *configs);
-/* The CPU's PMU loses its state / lost it (IRQs off, this CPU); after an unclaim. */
+/* The CPU's PMU loses its state / lost it (IRQs off, this CPU). */
 void kpmc_cpu_save(void);
 void kpmc_cpu_reload(void);
 void kpmc_cpu_restore(void);
-void kpmc_cpus_forget(void);
 
 /* The in-kernel metric API: what kpmc has counted for a monitored thread. */
 struct kpmc_thread_metrics {
@@ -373,6 +378,7 @@ void kpmc_session_get(struct kpmc_session *s);
 void kpmc_session_put(struct kpmc_session *s);
 bool kpmc_session_tryget(struct kpmc_session *s);
 void kpmc_session_close(struct kpmc_session *s);
+void kpmc_session_release(struct kpmc_session *s);
 /* Process context, the owner's: may what s's owner monitors be counted as CAP_PERFMON's? */
 bool kpmc_session_capable(const struct kpmc_session *s);
 struct pid_namespace *kpmc_session_pid_ns(const struct kpmc_session *s);

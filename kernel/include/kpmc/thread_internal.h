@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Between the files that make up per-thread monitoring: thread.c (the
- * table and lifecycle hooks), counting.c (the IRQs-off counting path),
+ * table and the states), lifecycle.c (the scheduler's lifecycle hooks,
+ * attach, a session's close), counting.c (the IRQs-off counting path),
  * control.c (what /proc asks) and kernel_api.c (in-kernel queries). Not
  * for backends, monitoring modules or anything else.
  */
@@ -14,10 +15,19 @@
 extern raw_spinlock_t kpmc_threads_lock;
 struct kpmc_thread *kpmc_thread_lookup(struct task_struct *task);
 struct kpmc_thread *kpmc_thread_alloc(struct task_struct *task, gfp_t gfp);
+struct kpmc_thread *kpmc_thread_alloc_fork(struct task_struct *child);
+void kpmc_thread_discard(struct kpmc_thread *t);
 /* Frees t (an RCU callback, or directly for one never published). */
 void kpmc_thread_free_rcu(struct rcu_head *head);
-int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task);
 void kpmc_thread_set_ids(struct kpmc_thread *t, struct task_struct *task);
+/* Under kpmc_threads_lock; after an add, with the lock dropped, grow_if_full. */
+void kpmc_thread_table_add(struct kpmc_thread *t);
+void kpmc_thread_table_del(struct kpmc_thread *t);
+void kpmc_thread_table_grow_if_full(void);
+void kpmc_threads_walk_locked(void (*visit)(struct kpmc_thread *t, void *arg), void *arg);
+
+/* lifecycle.c */
+int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task);
 
 /* The set t counts now: its configuration, encoding and generation. */
 static inline const struct kpmc_config *tcfg(const struct kpmc_thread *t)
@@ -50,8 +60,6 @@ bool kpmc_thread_loaded(const struct kpmc_thread *t);
 void kpmc_detach_unloaded(struct kpmc_thread *t);
 /* Process context: every CPU's loaded thread of s, stopping, takes its last record now. */
 void kpmc_stop_loaded_of_session(struct kpmc_session *s);
-void kpmc_counting_init(void);
-void kpmc_counting_stop(void);
 
 /* config_obj.c */
 int kpmc_configs_live(void);
