@@ -23,7 +23,7 @@
 #include <linux/uaccess.h>
 #include <asm/ptrace.h>
 
-#include "kpmc/core.h"
+#include "kpmc/backend.h"
 #include "kpmc/format.h"
 #include "formats.h"
 

@@ -11,7 +11,7 @@
 #include <asm/processor.h>
 
 #include "kpmc/compat.h"
-#include "kpmc/core.h"
+#include "kpmc/backend.h"
 #include "kpmc/format.h"
 #include "formats.h"
 

@@ -6,7 +6,7 @@
  */
 #include <linux/kernel.h>
 
-#include "kpmc/core.h"
+#include "kpmc/format.h"
 #include "formats.h"
 
 struct builtin_format {

@@ -12,8 +12,8 @@
 #include <linux/atomic.h>
 #include <linux/workqueue.h>
 
-#include "kpmc/core.h"
-#include "kpmc/thread_internal.h"
+#include "core.h"
+#include "thread_internal.h"
 #include "kpmc/format.h"
 
 static atomic_t kpmc_configs_live_nr = ATOMIC_INIT(0);

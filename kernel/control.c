@@ -25,8 +25,8 @@
 #include <linux/capability.h>
 
 #include "kpmc/compat.h"
-#include "kpmc/core.h"
-#include "kpmc/thread_internal.h"
+#include "core.h"
+#include "thread_internal.h"
 
 int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config_sets *sets)
 {

@@ -23,12 +23,12 @@
 #include <asm/irq_regs.h>
 
 #include "kpmc/compat.h"
-#include "kpmc/core.h"
+#include "core.h"
 #include "kpmc/counter.h"
 #include "kpmc/format.h"
 #include "kpmc/hooks.h"
 #include "kpmc/sampling.h"
-#include "kpmc/thread_internal.h"
+#include "thread_internal.h"
 
 static unsigned long wrap_test_distance;
 module_param(wrap_test_distance, ulong, 0644);

@@ -29,7 +29,7 @@
 #include <linux/irqflags.h>
 
 #include "kpmc/compat.h"
-#include "kpmc/core.h"
+#include "core.h"
 
 static enum cpuhp_state kpmc_cpuhp_state;
 

@@ -8,7 +8,7 @@
 #include <linux/rcupdate.h>
 #include <linux/workqueue.h>
 
-#include "kpmc/core.h"
+#include "core.h"
 
 static struct workqueue_struct *kpmc_wq;
 

@@ -12,7 +12,7 @@
 #include <linux/seq_file.h>
 #include <linux/irqflags.h>
 
-#include "kpmc/core.h"
+#include "core.h"
 #include "kpmc/format.h"
 
 static LIST_HEAD(kpmc_formats);

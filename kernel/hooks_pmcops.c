@@ -13,7 +13,7 @@
 #include <linux/time64.h>
 #include <linux/pmc_ops.h>
 
-#include "kpmc/core.h"
+#include "core.h"
 #include "kpmc/hooks.h"
 
 static void on_fork(struct task_struct *parent, struct task_struct *child)

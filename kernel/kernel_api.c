@@ -23,8 +23,8 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "kpmc/core.h"
-#include "kpmc/thread_internal.h"
+#include "core.h"
+#include "thread_internal.h"
 
 #define KPMC_KERNEL_REQUESTS	64
 

@@ -19,9 +19,9 @@
 #include <linux/sched/task.h>
 
 #include "kpmc/compat.h"
-#include "kpmc/core.h"
+#include "core.h"
 #include "kpmc/hooks.h"
-#include "kpmc/thread_internal.h"
+#include "thread_internal.h"
 
 void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 {

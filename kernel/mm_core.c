@@ -8,7 +8,7 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 
-#include "kpmc/core.h"
+#include "core.h"
 
 /*
  * The active module and its activation number, published as one: a reader

@@ -9,7 +9,8 @@
 #include <linux/module.h>
 #include <linux/kernel.h>
 
-#include "kpmc/core.h"
+#include "core.h"
+#include "kpmc/format.h"
 #include "kpmc/hooks.h"
 
 static char *hooks = "auto";

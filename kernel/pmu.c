@@ -16,7 +16,7 @@
 #include <linux/workqueue.h>
 #include <linux/irq_work.h>
 
-#include "kpmc/core.h"
+#include "core.h"
 
 static char *backend;
 module_param(backend, charp, 0444);

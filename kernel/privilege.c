@@ -22,7 +22,7 @@
 #include <linux/perf_event.h>
 
 #include "kpmc/compat.h"
-#include "kpmc/core.h"
+#include "core.h"
 
 static struct file *paranoid_file;
 

@@ -12,7 +12,7 @@
 #include <linux/capability.h>
 #include <linux/sched.h>
 
-#include "kpmc/core.h"
+#include "core.h"
 #include "kpmc/hooks.h"
 
 /* Longest write any file accepts; longer ones are rejected, not truncated. */

@@ -30,7 +30,7 @@
 #include <linux/moduleparam.h>
 
 #include "kpmc/compat.h"
-#include "kpmc/core.h"
+#include "core.h"
 
 static bool user_access = true;
 module_param(user_access, bool, 0644);

@@ -26,7 +26,7 @@
 #include <asm/irq_regs.h>
 
 #include "kpmc/compat.h"
-#include "kpmc/core.h"
+#include "core.h"
 
 unsigned int kpmc_ring_records = 4096;
 module_param_named(ring_records, kpmc_ring_records, uint, 0644);

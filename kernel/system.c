@@ -26,7 +26,7 @@
 #include <linux/smp.h>
 #include <linux/ktime.h>
 
-#include "kpmc/core.h"
+#include "core.h"
 #include "kpmc/counter.h"
 
 static DEFINE_MUTEX(kpmc_system_lock);

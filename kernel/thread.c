@@ -35,11 +35,11 @@
 #include <linux/pid_namespace.h>
 
 #include "kpmc/compat.h"
-#include "kpmc/core.h"
+#include "core.h"
 #include "kpmc/counter.h"
 #include "kpmc/hooks.h"
 #include "kpmc/sampling.h"
-#include "kpmc/thread_internal.h"
+#include "thread_internal.h"
 
 struct kpmc_thread_table {
 	unsigned int bits;

@@ -6,7 +6,8 @@
 # the fold library (foldlib.sh); kernel-version checks only in compat.h
 # (compat_only.sh); comments without review or issue ids (no_ticket_ids.sh);
 # set-up and tear-down called from kernel/module.c only
-# (lifecycle_from_module.sh); the core's layers and call cycles (kernel_cycles.py).
+# (lifecycle_from_module.sh); the core's layers and call cycles (kernel_cycles.py);
+# plug-ins and the core meeting only at faces and registries (plugin_faces.py).
 #   tests/host/run.sh KPMC OUTDIR  -> OUTDIR/result "PASSED FAILED"
 set -uo pipefail
 kpmc=${1:?usage: run.sh KPMC OUTDIR}
@@ -88,35 +89,68 @@ if "$top/tests/host/lifecycle_from_module.sh"; then
 else
 	failed=$((failed + 1))
 fi
+# check NAME CMD...: a checker whose last line is its verdict; the whole
+# report when it fails.
+check() {
+	local name=$1
+	shift
+	if "$@" >"$out/$name.txt"; then
+		tail -n 1 "$out/$name.txt"
+		passed=$((passed + 1))
+	else
+		cat "$out/$name.txt"
+		failed=$((failed + 1))
+	fi
+}
+# planted NAME WHAT CMD... (PATTERN lines on stdin): the checker, run on a
+# copy with breaches planted, must fail and name each one.
+planted() {
+	local name=$1 what=$2 pattern
+	shift 2
+	if "$@" >"$out/$name.txt"; then
+		cat "$out/$name.txt"
+		echo "$name: FAIL $what: not seen"
+		failed=$((failed + 1))
+		return
+	fi
+	while IFS= read -r pattern; do
+		grep -q -- "$pattern" "$out/$name.txt" && continue
+		cat "$out/$name.txt"
+		echo "$name: FAIL $what: not named ($pattern)"
+		failed=$((failed + 1))
+		return
+	done
+	echo "$name: PASS $what: each named"
+	passed=$((passed + 1))
+}
+copy=$(mktemp -d)
+mkdir -p "$copy/tests"
+cp -r "$top"/kernel "$top"/backends "$top"/formats "$top"/modules "$top"/policies "$copy/"
+cp -r "$top/tests/kmod" "$copy/tests/"
 # The core's files form layers that only call down, with no call cycle
-# (tests/host/kernel_layers.txt) ...
-if python3 "$top/tests/host/kernel_cycles.py" --layers "$top/tests/host/kernel_layers.txt" \
-	>"$out/kernel_cycles.txt"; then
-	tail -n 1 "$out/kernel_cycles.txt"
-	passed=$((passed + 1))
-else
-	cat "$out/kernel_cycles.txt"
-	failed=$((failed + 1))
-fi
-# ... and the check sees a breach: the session (objects) calling up into
-# the thread life, as its close once did, is both a tie up and a cycle.
-planted=$(mktemp -d)
-cp "$top"/kernel/*.c "$planted/"
+# (tests/host/kernel_layers.txt); a session (objects) calling up into the
+# thread life, as its close once did, is both a tie up and a cycle.
+check kernel_cycles python3 "$top/tests/host/kernel_cycles.py" --layers "$top/tests/host/kernel_layers.txt"
+cp -r "$copy/kernel" "$copy/kernel-up"
 printf '\nvoid kpmc_planted_close(struct kpmc_session *s)\n{\n\tkpmc_threads_session_closed(s);\n}\n' \
-	>>"$planted/session.c"
-if python3 "$top/tests/host/kernel_cycles.py" --layers "$top/tests/host/kernel_layers.txt" "$planted" \
-	>"$out/kernel_cycles_planted.txt"; then
-	echo "kernel_cycles_planted: FAIL a call from session.c up into lifecycle.c was not seen"
-	failed=$((failed + 1))
-elif grep -q 'not down the layers: session.c (objects) -> lifecycle.c (life): kpmc_threads_session_closed' \
-	"$out/kernel_cycles_planted.txt" && grep -q '^cycle of ' "$out/kernel_cycles_planted.txt"; then
-	echo "kernel_cycles_planted: PASS the planted call is a tie up the layers and a cycle"
-	passed=$((passed + 1))
-else
-	cat "$out/kernel_cycles_planted.txt"
-	echo "kernel_cycles_planted: FAIL the planted call was not named"
-	failed=$((failed + 1))
-fi
-rm -rf "$planted"
+	>>"$copy/kernel-up/session.c"
+planted kernel_cycles_planted "a call from session.c up into lifecycle.c" \
+	python3 "$top/tests/host/kernel_cycles.py" --layers "$top/tests/host/kernel_layers.txt" "$copy/kernel-up" <<'EOF'
+not down the layers: session.c (objects) -> lifecycle.c (life): kpmc_threads_session_closed
+^cycle of 
+EOF
+# Plug-ins and the core meet at the faces (kernel/include/kpmc) and the
+# registries only; planted: a format including the core's private header,
+# a face including it, the PMU layer naming a format's own function.
+check plugin_faces python3 "$top/tests/host/plugin_faces.py"
+printf '#include "../kernel/core.h"\n' >>"$copy/formats/mem.c"
+printf '#include "../../core.h"\n' >>"$copy/kernel/include/kpmc/counter.h"
+printf '\nvoid kpmc_planted(void)\n{\n\tkpmc_format_mem_init();\n}\n' >>"$copy/kernel/pmu.c"
+planted plugin_faces_planted "three breaches of the faces" python3 "$top/tests/host/plugin_faces.py" "$copy" <<'EOF'
+includes: formats/mem.c:[0-9]*: includes "../kernel/core.h"
+faces: kernel/include/kpmc/counter.h:[0-9]*: a face includes "../../core.h"
+registries: kernel/pmu.c names kpmc_format_mem_init (formats/mem.c)
+EOF
+rm -rf "$copy"
 echo "$passed $failed" >"$out/result"
 [ $failed -eq 0 ]

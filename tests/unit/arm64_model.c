@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A model of a big.LITTLE machine's PMUv3s behind arm64_hw.h, so that
- * backends/arm64_pmuv3.c runs unchanged in the unit tests. Every CPU keeps
+ * backends/arm64/pmuv3.c runs unchanged in the unit tests. Every CPU keeps
  * its own PMU registers; the model counts the events a test injects on the
  * current CPU (honouring PMCR.E, PMCNTEN, the EL0/EL1 filters of PMEVTYPER
  * and PMCCFILTR, and the CPU's PMCEID), wraps event counters at 32 bits,

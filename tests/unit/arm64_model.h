@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A register-level model of a big.LITTLE machine's PMUv3s, behind
- * backends/arm64_hw.h, so that backends/arm64_pmuv3.c runs unchanged in the
+ * backends/arm64/arm64_hw.h, so that backends/arm64/pmuv3.c runs unchanged in the
  * unit tests (arm64_model.c). Each CPU has its own register file; the
  * "current CPU" is selectable. The kernel's arm_pmu drivers are faked to the
  * extent the backend touches them: one struct arm_pmu per core type with

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A model of one CPU's PMU behind x86_hw.h, so that backends/intel.c and
- * backends/amd.c run unchanged in the unit tests. It answers CPUID for the
+ * A model of one CPU's PMU behind x86_hw.h, so that backends/x86/intel.c and
+ * backends/x86/amd.c run unchanged in the unit tests. It answers CPUID for the
  * chosen part, keeps the MSRs, counts the events a test injects (honouring
  * enable bits, user/kernel filters, event and unit mask), wraps at the
  * counter width, sets overflow status and raises the PMI. An MSR the part

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The A64 load/store decoder (kernel/a64_decode.c): a table of encodings,
+ * The A64 load/store decoder (backends/arm64/a64_decode.c): a table of encodings,
  * each assembled by aarch64-linux-gnu-as from the text beside it, with the
  * registers at the sample, whether they are from before or after the
  * instruction executed, and the access expected. Plus kpmc_a64_is_branch()
@@ -12,7 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "kpmc/a64_decode.h"
+#include "a64_decode.h"
 
 #define BEFORE	false
 #define AFTER	true

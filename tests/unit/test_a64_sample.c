@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The walk from an interrupted PC to the access a memory sample hit
- * (kernel/a64_sample.c), on the instructions of memobjects' loops (the
+ * (backends/arm64/a64_sample.c), on the instructions of memobjects' loops (the
  * guest test's program; encodings from its objdump): every position in each
  * loop, exact, walked back, lost to a moved index, and none at a loop head
  * whose predecessor in memory is not the instruction that ran.
@@ -11,7 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "kpmc/a64_sample.h"
+#include "a64_sample.h"
 
 /* memobjects' text from 0x400850 to 0x4008cc (objdump -d). */
 static const u32 text[] = {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The perf backend's memory samples (backends/perf_mem.c): perf's data
+ * The perf backend's memory samples (backends/perf/perf_mem.c): perf's data
  * sources, as Intel PEBS and AMD IBS report them through perf, in kpmc's
  * encoding, field by field.
  */

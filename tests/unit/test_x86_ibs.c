@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The AMD backend's IBS Op memory sampling (backends/amd_ibs.c), unchanged,
+ * The AMD backend's IBS Op memory sampling (backends/x86/amd_ibs.c), unchanged,
  * against the MSR model's IBS sampler (msr_model_ibs.c): IBS_OP_CTL for
  * each period (with and without OpCntExt), a sample after exactly the
  * distance the core wrote, every field of the samples of a sequence of

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The Intel backend's PEBS memory sampling (backends/intel_pebs.c), unchanged,
+ * The Intel backend's PEBS memory sampling (backends/x86/intel_pebs.c), unchanged,
  * against the MSR model's debug store: the MSRs and DS area it programs, the
  * samples the model's PEBS assists record (every field exact: IP, address,
  * access kind, latency, each data-source encoding, STLB miss, lock, skid by

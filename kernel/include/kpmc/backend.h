@@ -145,5 +145,7 @@ struct kpmc_backend {
 
 /* Backends built for this architecture, NULL-terminated (backends/registry.c). */
 extern const struct kpmc_backend *const kpmc_backend_table[];
+/* The one chosen at load (kernel/pmu.c): what a built-in format asks for samples. */
+extern const struct kpmc_backend *kpmc_backend;
 
 #endif /* KPMC_BACKEND_H */

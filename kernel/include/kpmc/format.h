@@ -79,4 +79,13 @@ struct kpmc_format {
 int kpmc_format_register(struct kpmc_format *f);
 int kpmc_format_unregister(struct kpmc_format *f);
 
+/*
+ * The formats built into kpmc.ko (formats/registry.c lists them): each has
+ * its own record kind; they are registered and unregistered by the
+ * module's init and exit.
+ */
+int kpmc_format_register_builtin(struct kpmc_format *f, u8 kind);
+int kpmc_builtin_formats_init(void);
+void kpmc_builtin_formats_exit(void);
+
 #endif /* KPMC_FORMAT_H */

@@ -2,7 +2,7 @@
 /*
  * The x86 backends' only contact with the machine: MSRs, CPUID, reserving
  * the counters from the kernel's perf and the NMI watchdog, and the PMU
- * interrupt. In the module these are backends/x86_hw.c; in the unit tests a
+ * interrupt. In the module these are backends/x86/x86_hw.c; in the unit tests a
  * model of a CPU's PMU (tests/unit/msr_model.c) provides them, so intel.c
  * and amd.c run unchanged against it.
  */

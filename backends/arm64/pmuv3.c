@@ -30,7 +30,7 @@
 #include <uapi/linux/kpmc.h>
 
 #include "arm64_hw.h"
-#include "backends.h"
+#include "../backends.h"
 
 #define PMUV3_CPU_CYCLES	0x11
 /* Event counters we expose: pmc1..pmc15. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The core's internal state: per-thread monitoring, sessions, and what the
- * /proc layer needs from them. Not seen by backends or monitoring modules.
+ * /proc layer needs from them. Private to kernel/ (it sits beside the
+ * sources, not in kernel/include/kpmc/, the plug-ins' faces): backends,
+ * formats and monitoring modules never see it.
  */
 #ifndef KPMC_CORE_H
 #define KPMC_CORE_H
@@ -23,9 +25,9 @@
 
 struct proc_dir_entry;
 
-#include "backend.h"
-#include "mm.h"
-#include "ring.h"
+#include "kpmc/backend.h"
+#include "kpmc/mm.h"
+#include "kpmc/ring.h"
 
 /* A parsed configuration plus its register encoding; shared, immutable. */
 struct kpmc_shared_config {
@@ -240,8 +242,7 @@ DECLARE_STATIC_KEY_FALSE(kpmc_monitoring);
 /* module.c: the hook source chosen at load. */
 extern const struct kpmc_hook_source *kpmc_hooks;
 
-/* pmu.c: the backend chosen at load, and the claim of its counters. */
-extern const struct kpmc_backend *kpmc_backend;
+/* pmu.c: the backend chosen at load (kpmc/backend.h), and the claim of its counters. */
 extern struct kpmc_pmu_desc kpmc_pmu;
 extern char kpmc_no_pmu_reason[KPMC_ERR_MAX];
 void kpmc_pmu_init(void);
@@ -356,7 +357,6 @@ struct kpmc_format_sample;
 struct seq_file;
 int kpmc_formats_init(void);
 void kpmc_formats_exit(void);
-int kpmc_format_register_builtin(struct kpmc_format *f, u8 kind);
 /* Process context: fmt=name with its options; holds the format's module. */
 struct kpmc_format *kpmc_format_get(const char *name, const char *args, void **priv,
 				    char *why, size_t len);
@@ -366,9 +366,6 @@ unsigned int kpmc_format_parts(const struct kpmc_format *f, const void *priv);
 void kpmc_format_emit(struct kpmc_session *session, struct kpmc_format *f, void *priv,
 		      const struct kpmc_record *sample, struct kpmc_format_sample *fs);
 void kpmc_formats_show(struct seq_file *m);
-/* formats/registry.c: the built-in formats, registered by the module's init. */
-int kpmc_builtin_formats_init(void);
-void kpmc_builtin_formats_exit(void);
 
 /* session.c */
 extern unsigned int kpmc_ring_records;

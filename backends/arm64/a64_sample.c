@@ -9,7 +9,7 @@
  * instruction it walked over may have changed the registers the address is
  * made of. Pure code: also compiled into the userland unit tests.
  */
-#include "kpmc/a64_sample.h"
+#include "a64_sample.h"
 
 #define SP_BIT	(1u << 31)
 

@@ -3,12 +3,12 @@
  * Decoder of A64 loads and stores for memory sampling: a sample lands at a
  * PC, the instruction there is decoded and the data address it accessed is
  * computed from the registers saved with the sample. Pure code
- * (kernel/a64_decode.c): compiled into the module and into the unit tests.
+ * (backends/arm64/a64_decode.c): compiled into the module and into the unit tests.
  */
 #ifndef KPMC_A64_DECODE_H
 #define KPMC_A64_DECODE_H
 
-#include "pure.h"
+#include "kpmc/pure.h"
 
 enum kpmc_a64_kind {
 	KPMC_A64_NOT_MEM = 0,
@@ -71,7 +71,7 @@ struct kpmc_a64_access {
  *		PRFUM are hints that neither fault nor load: they return -ENOENT
  *		too, with KPMC_A64_PREFETCH, base_reg and the address prefetched
  *		filled in (size 0), for callers that want it.
- * -EOPNOTSUPP	an access this decoder does not handle (kernel/a64_decode.c
+ * -EOPNOTSUPP	an access this decoder does not handle (backends/arm64/a64_decode.c
  *		lists them): its address is unknown, and it should not be
  *		skipped over as if it were not an access.
  */

@@ -73,7 +73,7 @@
 #endif
 
 #include "kpmc/compat.h"
-#include "backends.h"
+#include "../backends.h"
 #include "perf_mem.h"
 
 #define PERF_SLOTS	8

@@ -258,7 +258,7 @@ static inline unsigned long *pmuv3_used_mask(struct arm_pmu *pmu, unsigned int c
 
 /*
  * Memory sampling (the backend's mem_sample): the access of the sample an
- * overflow interrupt took at regs (backends/arm64_mem.c). Not part of the
+ * overflow interrupt took at regs (backends/arm64/mem.c). Not part of the
  * register model: the unit tests test its decoding (test_a64_decode.c).
  */
 void kpmc_arm64_mem_sample(struct pt_regs *regs, bool kernel_allowed,

@@ -2,7 +2,7 @@
 /*
  * The perf backend's memory samples: what perf's precise sampling (Intel
  * PEBS, AMD IBS through perf) reported for a sample, turned into kpmc's
- * struct kpmc_mem_access. Pure code (backends/perf_mem.c): compiled into
+ * struct kpmc_mem_access. Pure code (backends/perf/perf_mem.c): compiled into
  * the module and into the unit tests, which build data sources with the
  * UAPI's PERF_MEM_S().
  */

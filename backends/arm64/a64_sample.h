@@ -2,13 +2,13 @@
 /*
  * Memory samples from decoded A64 instructions: given the registers an
  * overflow interrupt saved, find the load or store the sample hit and the
- * address it accessed. Pure code (kernel/a64_sample.c): compiled into the
+ * address it accessed. Pure code (backends/arm64/a64_sample.c): compiled into the
  * module and into the unit tests.
  */
 #ifndef KPMC_A64_SAMPLE_H
 #define KPMC_A64_SAMPLE_H
 
-#include "pure.h"
+#include "kpmc/pure.h"
 #include "a64_decode.h"
 #include <uapi/linux/kpmc.h>
 

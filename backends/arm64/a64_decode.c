@@ -26,7 +26,7 @@
  * and any encoding of the load/store group left unallocated in Armv8.0:
  * a newer extension may have made it an access.
  */
-#include "kpmc/a64_decode.h"
+#include "a64_decode.h"
 
 #define REG_SP		31	/* in Rn: SP; in Rt, Rt2, Rs, Rm: the zero register */
 

@@ -3,14 +3,14 @@
  * Memory samples on arm64 PMUs without SPE (the "decoded" source): at an
  * overflow interrupt in user mode, the instructions before the interrupted
  * PC are read from the task's memory without faulting and decoded
- * (kernel/a64_sample.c, kernel/a64_decode.c); the address comes from the
+ * (backends/arm64/a64_sample.c, backends/arm64/a64_decode.c); the address comes from the
  * saved registers.
  */
 #include <linux/uaccess.h>
 #include <linux/ptrace.h>
 #include <linux/string.h>
 
-#include "kpmc/a64_sample.h"
+#include "a64_sample.h"
 #include "arm64_hw.h"
 
 static int fetch_user_insn(void *ctx, u64 pc, u32 *insn)
