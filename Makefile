@@ -21,8 +21,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2
 CROSS_arm64 := aarch64-linux-gnu-
 CROSS_x86_64 :=
 # libkpmc as the guest programs link it (static, with libpfm4).
-LIBKPMC_SRCS := $(addprefix userland/,libkpmc/libkpmc.c libkpmc/attrib.c libkpmc/memsample.c libkpmc/foldtrace_write.c libkpmc/regionmetric.c eventspec.c pfm_events.c memaccess.c \
-	metricexpr.c libkpmc/funcregion.c common/kpmc_proc.c)
+include userland/files.mk
 LIBKPMC_LIBS := -lpfm -lelf -lz -lpthread
 # Call-stack tests (callchain): frame records in every function, calls kept calls.
 STACK_CFLAGS := -fno-omit-frame-pointer -fno-optimize-sibling-calls

@@ -24,9 +24,9 @@ done
 lib=$top/userland
 ${cross}gcc -static $cflags -I"$top/include" -I"$lib/libkpmc/include" -I"$lib" -o "$work/bin/selfread" \
 	"$top/bench/progs/selfread.c" "$lib/libkpmc/libkpmc.c" "$lib/libkpmc/attrib.c" "$lib/libkpmc/memsample.c" "$lib/libkpmc/foldtrace_write.c" \
-	"$lib/eventspec.c" "$lib/pfm_events.c" "$lib/memaccess.c" "$lib/common/kpmc_proc.c" -lpfm -lpthread
+	"$lib/common/eventspec.c" "$lib/common/pfm_events.c" "$lib/common/memaccess.c" "$lib/common/kpmc_proc.c" -lpfm -lpthread
 gcc $cflags -I"$top/include" -I"$top/userland" -o "$work/fmtbench" \
-	"$top/bench/progs/fmtbench.c" "$top/userland/record_format.c" "$top/userland/aggregate.c" "$top/userland/memaccess.c"
+	"$top/bench/progs/fmtbench.c" "$top/userland/common/record_format.c" "$top/userland/common/aggregate.c" "$top/userland/common/memaccess.c"
 
 # The arm64 test root (module, CLI, static programs) plus the bench programs.
 root=$work/root

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eventspec.h"
+#include "common/eventspec.h"
 
 #define MAX_LINE	1024
 #define MAX_TOKENS	4

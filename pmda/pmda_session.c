@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "common/kpmc_proc.h"
-#include "pfm_events.h"
+#include "common/pfm_events.h"
 
 /* The active module's virtual counter names (info's virtual_counters). */
 static void virtual_names(struct kpmc_pmda_session *s)

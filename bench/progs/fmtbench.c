@@ -12,8 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "record_format.h"
-#include "aggregate.h"
+#include "common/record_format.h"
+#include "common/aggregate.h"
 
 static double cpu_ns(void)
 {

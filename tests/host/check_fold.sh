@@ -42,7 +42,7 @@ SLOW_CALLS="50 151 252 353 454"
 comp=$(mktemp -d)
 trap 'rm -rf "$comp"' EXIT
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$comp/fold_compensate" \
-	"$top/tests/host/fold_compensate.c" "$top/userland/foldtrace.c" -lgsl -lgslcblas -lm \
+	"$top/tests/host/fold_compensate.c" "$top/userland/fold/foldtrace.c" -lgsl -lgslcblas -lm \
 	>"${prefix}_compensate.err" 2>&1 &&
 	"$comp/fold_compensate" "$USER_CTR" "$fine" "$comp/fine.txt" "$coarse" \
 		>"${prefix}_fine_comp.o" 2>>"${prefix}_compensate.err" &&

@@ -40,7 +40,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit.h>
 
-#include "../../userland/foldtrace.h"
+#include "../../userland/fold/foldtrace.h"
 
 /* The rounded value less k costs of o, kept within [0, cap]. */
 static uint64_t less(uint64_t v, double k, double o, uint64_t cap)

@@ -14,7 +14,7 @@ lib=$(cd "$(dirname "$kpmc")" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
 bad=""
-want=$(sed -n 's/^[a-z][a-z0-9_ ]*[ *]\(kpmc_fold[a-z_]*\)(.*/\1/p' "$top/userland/fold.h" "$top/userland/foldtrace.h" | sort -u)
+want=$(sed -n 's/^[a-z][a-z0-9_ ]*[ *]\(kpmc_fold[a-z_]*\)(.*/\1/p' "$top/userland/fold/fold.h" "$top/userland/fold/foldtrace.h" | sort -u)
 have=$(nm -D --defined-only "$lib/libkpmcfold.so" | awk '$2 == "T" { sub("@.*", "", $3); print $3 }' | sort -u)
 [ -n "$want" ] && [ "$want" = "$have" ] ||
 	bad="$bad exports differ from fold.h and foldtrace.h: $(diff <(echo "$want") <(echo "$have") | grep '^[<>]' | tr '\n' ' ');"

@@ -7,7 +7,8 @@
 # (compat_only.sh); comments without review or issue ids (no_ticket_ids.sh);
 # set-up and tear-down called from kernel/module.c only
 # (lifecycle_from_module.sh); the core's layers and call cycles (kernel_cycles.py);
-# plug-ins and the core meeting only at faces and registries (plugin_faces.py).
+# plug-ins and the core meeting only at faces and registries (plugin_faces.py);
+# userland/'s folders calling one way (userland_folders.sh).
 #   tests/host/run.sh KPMC OUTDIR  -> OUTDIR/result "PASSED FAILED"
 set -uo pipefail
 kpmc=${1:?usage: run.sh KPMC OUTDIR}
@@ -150,6 +151,18 @@ planted plugin_faces_planted "three breaches of the faces" python3 "$top/tests/h
 includes: formats/mem.c:[0-9]*: includes "../kernel/core.h"
 faces: kernel/include/kpmc/counter.h:[0-9]*: a face includes "../../core.h"
 registries: kernel/pmu.c names kpmc_format_mem_init (formats/mem.c)
+EOF
+# userland/'s folders call one way (common/ self-contained, cli/ included
+# by no other); planted: common/ including a metrics header, libkpmc the CLI's.
+check userland_folders "$top/tests/host/userland_folders.sh"
+mkdir -p "$copy/u"
+cp -r "$top/userland" "$top/pmda" "$copy/u/"
+mkdir -p "$copy/u/bench" && cp -r "$top/bench/progs" "$copy/u/bench/"
+printf '#include "metrics/metricexpr.h"\n' >>"$copy/u/userland/common/eventspec.c"
+printf '#include "cli/options.h"\n' >>"$copy/u/userland/libkpmc/attrib.c"
+planted userland_folders_planted "two breaches of the folders" "$top/tests/host/userland_folders.sh" "$copy/u" <<'EOF'
+common includes another folder: userland/common/eventspec.c:[0-9]*:#include "metrics/metricexpr.h"
+includes the CLI: userland/libkpmc/attrib.c:[0-9]*:#include "cli/options.h"
 EOF
 rm -rf "$copy"
 echo "$passed $failed" >"$out/result"

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ksyms.h"
-#include "stackfold.h"
-#include "stackline.h"
-#include "stackparts.h"
+#include "stacks/ksyms.h"
+#include "stacks/stackfold.h"
+#include "stacks/stackline.h"
+#include "stacks/stackparts.h"
 
 /* ---- records ---- */
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "eventspec.h"
+#include "common/eventspec.h"
 
 static void test_lists(void **state)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of folding (userland/fold.c) and of the fold trace's parser
- * (userland/foldtrace.c) on synthetic traces of known truth, written as text
+ * Unit tests of folding (userland/fold/fold.c) and of the fold trace's parser
+ * (userland/fold/foldtrace.c) on synthetic traces of known truth, written as text
  * into memory and parsed as kpmc fold parses a file.
  */
 #define _GNU_SOURCE
@@ -17,8 +17,8 @@
 
 #include <gsl/gsl_fit.h>
 
-#include "fold.h"
-#include "foldtrace.h"
+#include "fold/fold.h"
+#include "fold/foldtrace.h"
 
 static uint64_t rng_state;
 

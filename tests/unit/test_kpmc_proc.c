@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "common/kpmc_proc.h"
-#include "options.h"
+#include "cli/options.h"
 
 /* As the kernel's info_show writes it (kernel/proc.c), an Intel machine with RAPL active. */
 static const char intel_info[] =

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory accesses in words and as Mitos CSV rows (userland/memaccess.c),
+ * Memory accesses in words and as Mitos CSV rows (userland/common/memaccess.c),
  * which the kpmc CLI and libkpmc share: every row has the header's 22
  * columns, known fields in Mitos's forms, "??" for the rest.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "memaccess.h"
+#include "common/memaccess.h"
 
 static char *render(const struct kpmc_mem_access *a, const struct kpmc_mem_row *r)
 {

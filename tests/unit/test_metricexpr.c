@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "metricexpr.h"
-#include "metricgroup.h"
+#include "metrics/metricexpr.h"
+#include "metrics/metricgroup.h"
 
 /* Compile, give each variable the value its name says ("v4" = 4; "time" = 2.5), evaluate. */
 static double eval_named(const char *text)

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "metricmodel.h"
+#include "metrics/metricmodel.h"
 
 #define EPS 1e-12
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "pfm_events.h"
+#include "common/pfm_events.h"
 
 static const char zen3[] = "AMD family 19h model 21h: 6 counters x 48 bits (core extension MSRs), PerfMonV2";
 static const char zen4[] = "AMD family 19h model 61h: 6 counters x 48 bits (core extension MSRs), PerfMonV2";

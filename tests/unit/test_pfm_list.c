@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "pfm_events.h"
+#include "common/pfm_events.h"
 
 static char dir[] = "/tmp/kpmc-unit-sysfs-XXXXXX";
 static char info[4096];

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "aggregate.h"
-#include "options.h"
-#include "record_format.h"
+#include "common/aggregate.h"
+#include "cli/options.h"
+#include "common/record_format.h"
 
 static struct kpmc_record make_record(uint32_t pid, uint32_t tid, unsigned int kind,
 				      uint64_t n, uint64_t c0, uint64_t c1)

@@ -2,7 +2,7 @@
 /*
  * Unit tests of the mapped ring's position arithmetic: the kernel's side
  * (kernel/include/kpmc/ring.h: the untrusted reader tail, the mmap
- * geometry, the no-loss marks) and the readers' (userland/ringmap.h), on
+ * geometry, the no-loss marks) and the readers' (userland/common/ringmap.h), on
  * memory of the test's own.
  */
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "kpmc/ring.h"
-#include "ringmap.h"
+#include "common/ringmap.h"
 
 #define PAGE 4096ull
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "topmodel.h"
+#include "top/topmodel.h"
 
 static struct kpmc_record rec(unsigned int kind, uint32_t tid, uint64_t run, uint64_t c1)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "attrib.h"
-#include "eventspec.h"
+#include "common/eventspec.h"
 
 /* The next ';'-separated set of *p into buf (NULL at the end); -1 if it does not fit. */
 static int next_set(const char **p, char *buf, size_t len)

@@ -24,8 +24,8 @@
 #include "fastread.h"
 #include "foldtrace_write.h"
 #include "memsample.h"
-#include "pfm_events.h"
-#include "ringmap.h"
+#include "common/pfm_events.h"
+#include "common/ringmap.h"
 
 #define MAX_REGIONS	64
 #define NAME_MAX_LEN	48

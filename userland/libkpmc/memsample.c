@@ -9,7 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "memsample.h"
-#include "memaccess.h"
+#include "common/memaccess.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "kpmc.h"
-#include "metricexpr.h"
+#include "metrics/metricexpr.h"
 
 struct region_arg {
 	const char *name;

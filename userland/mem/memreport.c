@@ -11,8 +11,8 @@
  */
 #define _GNU_SOURCE
 #include "memreport.h"
-#include "elfsyms.h"
-#include "memaccess.h"
+#include "common/elfsyms.h"
+#include "common/memaccess.h"
 #include "memtopo.h"
 
 #include <inttypes.h>

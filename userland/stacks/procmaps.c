@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include "procmaps.h"
-#include "elfsyms.h"
+#include "common/elfsyms.h"
 #include "stackline.h"
 
 #include <stdint.h>

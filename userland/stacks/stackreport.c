@@ -11,7 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "stackreport.h"
-#include "elfsyms.h"
+#include "common/elfsyms.h"
 #include "ksyms.h"
 #include "stackfold.h"
 #include "stackline.h"

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "eventspec.h"
-#include "pfm_events.h"
+#include "common/eventspec.h"
+#include "common/pfm_events.h"
 
 static int add_event(struct kpmc_mbind *b, const char *name, char *err, size_t len)
 {

@@ -27,9 +27,9 @@
 
 #include "fold.h"
 #include "foldtrace.h"
-#include "gnuplot_quote.h"
-#include "metricexpr.h"
-#include "metricmodel.h"
+#include "common/gnuplot_quote.h"
+#include "metrics/metricexpr.h"
+#include "metrics/metricmodel.h"
 
 static const char *prog = "kpmc fold";
 

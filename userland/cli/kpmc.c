@@ -23,18 +23,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "aggregate.h"
+#include "common/aggregate.h"
 #include "common/kpmc_proc.h"
-#include "eventspec.h"
-#include "pfm_events.h"
+#include "common/eventspec.h"
+#include "common/pfm_events.h"
 #include "options.h"
-#include "record_format.h"
-#include "memreport.h"
-#include "metricbind.h"
+#include "common/record_format.h"
+#include "mem/memreport.h"
+#include "metrics/metricbind.h"
 #include "plotcmd.h"
-#include "ringmap.h"
-#include "stackrec.h"
-#include "stackreport.h"
+#include "common/ringmap.h"
+#include "stacks/stackrec.h"
+#include "stacks/stackreport.h"
 
 #define READ_BATCH 64
 

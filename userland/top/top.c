@@ -23,9 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "aggregate.h"
+#include "common/aggregate.h"
 #include "common/kpmc_proc.h"
-#include "metricbind.h"
+#include "metrics/metricbind.h"
 #include "topmodel.h"
 
 static volatile sig_atomic_t stop;

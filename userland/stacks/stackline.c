@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "stackline.h"
-#include "textput.h"
+#include "common/textput.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

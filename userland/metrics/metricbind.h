@@ -10,7 +10,7 @@
 #define KPMC_METRICBIND_H
 
 #include <stdio.h>
-#include "aggregate.h"
+#include "common/aggregate.h"
 #include "metricexpr.h"
 #include "metricgroup.h"
 

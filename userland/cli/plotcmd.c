@@ -10,7 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "plotcmd.h"
-#include "gnuplot_quote.h"
+#include "common/gnuplot_quote.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -21,8 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "metricexpr.h"
-#include "record_format.h"
+#include "metrics/metricexpr.h"
+#include "common/record_format.h"
 
 #define MAX_PLOT_METRICS 8
 

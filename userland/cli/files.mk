@@ -1,0 +1,5 @@
+# cli/: the kpmc command: main, its options, kpmc plot.
+CLI_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
+CLI_SRCS := $(wildcard $(CLI_DIR)*.c)
+CLI_HDRS := $(wildcard $(CLI_DIR)*.h)
+KPMC_PURE_SRCS += $(CLI_DIR)options.c
