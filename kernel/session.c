@@ -387,9 +387,9 @@ struct kpmc_session *kpmc_session_of_current(void)
 /*
  * The reader's file is closed: no more records are kept, so the ring goes
  * now; s itself stays charged to its user (user_limits_allow) until its
- * last reference goes. The first of the close's three steps: the caller
- * then makes s's system-wide CPUs and threads let go of it, and ends with
- * kpmc_session_release().
+ * last reference goes. The first of a close's four steps (the /proc
+ * release runs them): then s's system-wide CPUs and its threads let go of
+ * it, and kpmc_session_release() ends it.
  */
 void kpmc_session_close(struct kpmc_session *s)
 {
