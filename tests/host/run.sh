@@ -2,6 +2,7 @@
 # Host tests of the CLI's output forms: a generated record stream, formatted
 # by kpmc -R as table, CSV and JSON, checked by check_outputs.py; kpmc-top
 # showing the same stream in tmux; the man pages against the usage texts;
+# kpmc's command table (commands.sh);
 # libkpmc's exports and links; call stacks (stacks.sh); folding (fold.sh) and
 # the fold library (foldlib.sh); kernel-version checks only in compat.h
 # (compat_only.sh); comments without review or issue ids (no_ticket_ids.sh);
@@ -68,6 +69,12 @@ else
 fi
 # The same folding as a library call: libkpmcfold's exports, and its result equal to kpmc fold's.
 if "$top/tests/host/foldlib.sh" "$kpmc" "$out/foldlib"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+fi
+# kpmc's command table: built-in commands, kpmc-WORD programs, refusals.
+if "$top/tests/host/commands.sh" "$kpmc"; then
 	passed=$((passed + 1))
 else
 	failed=$((failed + 1))

@@ -31,10 +31,9 @@
 #include "common/record_format.h"
 #include "mem/memreport.h"
 #include "metrics/metricbind.h"
-#include "plotcmd.h"
+#include "commands.h"
 #include "common/ringmap.h"
 #include "stacks/stackrec.h"
-#include "stacks/stackreport.h"
 
 #define READ_BATCH 64
 
@@ -61,6 +60,9 @@ static void usage(FILE *f)
 		"       kpmc plot [-m NAME=EXPR]... [-o OUT.svg] [-d DATA] TRACE\n"
 		"       kpmc report [--folded] [--symfs DIR] [--kallsyms FILE] [-n ROWS] [-o FILE] TRACE\n"
 		"       kpmc fold [OPTIONS] TRACE   (kpmc fold -h: folded rates of a libkpmc fold trace)\n"
+		"       kpmc top [OPTIONS] -- PROG  (kpmc top -h: the live view, kpmc-top)\n"
+		"       kpmc flame [OPTIONS] [FOLDED]  (kpmc flame -h: a flame graph, kpmc-flame)\n"
+		"       kpmc WORD ...  runs the program kpmc-WORD (next to kpmc, or on PATH)\n"
 		"  -c CONFIG  event names: instr,cycles:u,llc_misses:ebs=100000 (PMCTrack's\n"
 		"             mnemonics, or any libpfm4 event of this PMU: INST_RETIRED:k),\n"
 		"             or PMCTrack's raw syntax: pmc0,pmc1=0x8,usr1=1,os1=0\n"
@@ -581,30 +583,6 @@ static int replay_records(struct trace *t, const char *file, const char *outfile
 	return t->bad ? 1 : 0;
 }
 
-/*
- * kpmc fold is the program kpmc-fold (GSL and gnuplot, host only): the one
- * next to this kpmc, else the one on PATH, with argv[0] "fold". Returns only
- * if neither runs.
- */
-static int run_fold(char **argv)
-{
-	char self[4096], *slash;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - sizeof("kpmc-fold"));
-
-	if (n > 0) {
-		self[n] = '\0';
-		slash = strrchr(self, '/');
-		if (slash) {
-			strcpy(slash + 1, "kpmc-fold");
-			execv(self, argv);
-		}
-	}
-	execvp("kpmc-fold", argv);
-	fprintf(stderr, "kpmc: fold: cannot run kpmc-fold (%s); it is built for the host "
-		"(make -C userland fold), with GSL\n", strerror(errno));
-	return 2;
-}
-
 int main(int argc, char **argv)
 {
 	const char *configs[KPMC_MAX_SETS], *outfile = NULL;
@@ -648,17 +626,14 @@ int main(int argc, char **argv)
 	unsigned int ngroups = 0;
 	char metric_events[1024], why[512];
 
-	if (argc > 1 && !strcmp(argv[1], "report"))
-		return kpmc_report_main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "plot"))
-		return kpmc_plot_main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "fold"))
-		return run_fold(argv + 1);
+	/* kpmc mem is this run's memory mode; any other word a command of its own. */
 	if (argc > 1 && !strcmp(argv[1], "mem")) {
 		mem_mode = 1;
 		argv[1] = argv[0];
 		argv++;
 		argc--;
+	} else if (argc > 1 && argv[1][0] != '-') {
+		return kpmc_command_run(argc - 1, argv + 1);
 	}
 	while ((opt = getopt_long(argc, argv, "+c:T:o:Ap:k:SC:XV:rL::w:R:Ihe:n:m:g:", longopts, NULL)) != -1) {
 		switch (opt) {
