@@ -119,9 +119,12 @@ int kpmc_thread_start_self(struct kpmc_thread *t)
 		return err;
 	}
 	old = t->session;
-	local_irq_save(flags);
+	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
 	t->session = s;
+	/* Its session's close and stop visit it (fork and attach list theirs too). */
+	kpmc_thread_list_in(t, s);
 	kpmc_thread_set_ids(t, current);
+	raw_spin_unlock(&kpmc_threads_lock);
 	t->owner_capable = kpmc_session_capable(s);
 	t->stop_requested = false;
 	t->detach_why = 0;

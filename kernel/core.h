@@ -95,6 +95,12 @@ struct kpmc_session {
 	/* No-loss mode (session.c): NULL while off. */
 	struct kpmc_noloss *noloss;
 	u32 per_sample;			/* most records one sample takes (kpmc_session_set_headroom) */
+	/*
+	 * The thread states given s while it took threads (thread.c; under
+	 * kpmc_threads_lock): what its close and stop visit. Emptied by the
+	 * close, before s can be freed.
+	 */
+	struct list_head threads;
 };
 
 /*
@@ -170,6 +176,13 @@ struct kpmc_thread {
 	bool owner_capable;
 	/* Its session's close took it from counting (under kpmc_threads_lock). */
 	bool closing;
+	/*
+	 * On listed_in's threads list, for that session's close and stop to
+	 * visit (under kpmc_threads_lock): the last session given to it while
+	 * that one took threads. NULL: on none.
+	 */
+	struct list_head session_node;
+	struct kpmc_session *listed_in;
 	/* The active monitoring module's state for this thread, and for which activation. */
 	u64 mm_scratch[KPMC_MM_SCRATCH];
 	unsigned int mm_epoch;
@@ -285,6 +298,8 @@ int kpmc_thread_detach(struct kpmc_thread *owner, pid_t tid);
 /* Thread states, those counting or armed, and the thread table's buckets. */
 void kpmc_threads_count(unsigned int *known, unsigned int *counting, unsigned int *buckets);
 void kpmc_threads_session_closed(struct kpmc_session *s);
+/* Thread states the last close or stop of a session visited. */
+unsigned int kpmc_threads_last_sweep(void);
 void kpmc_threads_session_stop(struct kpmc_session *s);
 int kpmc_threads_stop_all(struct kpmc_thread *owner);
 void kpmc_live_objects(int *threads, int *configs);

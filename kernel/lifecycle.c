@@ -98,6 +98,7 @@ void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 		if (t->state == KPMC_COUNTING)
 			kpmc_counting_start(t);
 		kpmc_thread_table_add(t);
+		kpmc_thread_list_in(t, session);
 	}
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
 	if (drop)
@@ -313,6 +314,7 @@ int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 		if (want == KPMC_COUNTING)
 			kpmc_counting_start(t);
 		kpmc_thread_table_add(t);
+		kpmc_thread_list_in(t, t->session);
 		raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
 		rcu_read_unlock();
 		kpmc_thread_table_grow_if_full();
@@ -338,6 +340,7 @@ int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task)
 	old_session = old->session;
 	old->conf = t->conf;
 	old->session = t->session;
+	kpmc_thread_list_in(old, old->session);
 	/* Its numbers may have changed since it was set up (a non-leader's exec). */
 	kpmc_thread_set_ids(old, task);
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
@@ -387,7 +390,16 @@ out_free:
 struct close_sweep {
 	struct kpmc_session *s;
 	bool marked;
+	unsigned int visited;
 };
+
+/* States the last close or stop visited (/proc/kpmc/info: its own threads only). */
+static unsigned int last_sweep_visited;
+
+unsigned int kpmc_threads_last_sweep(void)
+{
+	return READ_ONCE(last_sweep_visited);
+}
 
 /* Under kpmc_threads_lock: t, armed or counting for the closing session, leaves it. */
 static void close_mark(struct kpmc_thread *t, void *arg)
@@ -395,6 +407,7 @@ static void close_mark(struct kpmc_thread *t, void *arg)
 	struct close_sweep *sweep = arg;
 	enum kpmc_thread_state state = READ_ONCE(t->state);
 
+	sweep->visited++;
 	if (state != KPMC_ARMED_EXEC && state != KPMC_COUNTING)
 		return;
 	/* The session is published before the state (insert's cmpxchg). */
@@ -451,14 +464,19 @@ void kpmc_threads_session_closed(struct kpmc_session *s)
 	/* Pairs with kpmc_thread_insert's cmpxchg: see its state or it sees closed. */
 	smp_mb();
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
-	kpmc_threads_walk_locked(close_mark, &sweep);
+	kpmc_session_threads_walk_locked(s, close_mark, &sweep);
+	WRITE_ONCE(last_sweep_visited, sweep.visited);
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
-	if (!sweep.marked)
-		return;
-	/* Switch hooks run with preemption off: the ones that saw them counting are over. */
-	synchronize_rcu();
+	if (sweep.marked) {
+		/* Switch hooks run with preemption off: the ones that saw them counting are over. */
+		synchronize_rcu();
+	}
 	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
-	kpmc_threads_walk_locked(close_detach, &sweep);
+	if (sweep.marked)
+		kpmc_session_threads_walk_locked(s, close_detach, &sweep);
+	/* Closed for good: no later walk, and s may go once its threads let go. */
+	if (READ_ONCE(s->closed))
+		kpmc_session_threads_forget_locked(s);
 	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
 }
 

@@ -109,6 +109,7 @@ static int info_show(struct seq_file *m, void *v)
 	seq_printf(m, "threads_monitored: %u\n", counting);
 	seq_printf(m, "threads_known: %u\n", known);
 	seq_printf(m, "thread_table_buckets: %u\n", buckets);
+	seq_printf(m, "close_visited: %u\n", kpmc_threads_last_sweep());
 	seq_printf(m, "threads_lost: %d\n", atomic_read(&kpmc_threads_lost));
 	seq_printf(m, "sessions: %u\n", kpmc_sessions_live());
 	seq_printf(m, "ring_records: %u\n", kpmc_ring_records);

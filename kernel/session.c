@@ -150,6 +150,8 @@ static void session_free(struct work_struct *work)
 	hrtimer_cancel(&s->wake_timer);
 	irq_work_sync(&s->wake);
 	irq_work_sync(&s->free_irq);
+	/* Its close emptied it, and a closed session lists no thread. */
+	WARN_ON_ONCE(!list_empty(&s->threads));
 	kpmc_session_stats(s, &used, &dropped);
 	if (dropped)
 		pr_info("kpmc: a session ended with %llu records dropped (ring full)\n",
@@ -279,6 +281,7 @@ struct kpmc_session *kpmc_session_open(char *why, size_t len)
 	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&s->threads);
 	s->slots = ring_alloc(kpmc_ring_records);
 	s->ctrl = (void *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
 	if (!s->slots || !s->ctrl) {

@@ -106,11 +106,58 @@ void kpmc_thread_table_add(struct kpmc_thread *t)
 	WRITE_ONCE(kpmc_table_nr, kpmc_table_nr + 1);
 }
 
-/* Under kpmc_threads_lock: t, in the table, goes out (readers may still see it). */
+/*
+ * Under kpmc_threads_lock: t, in the table, goes out (readers may still see
+ * it), and off its session's list.
+ */
 void kpmc_thread_table_del(struct kpmc_thread *t)
 {
 	hlist_del_rcu(&t->link[table_locked()->link].node);
 	WRITE_ONCE(kpmc_table_nr, kpmc_table_nr - 1);
+	kpmc_thread_list_in(t, NULL);
+}
+
+/*
+ * Under kpmc_threads_lock: t, just given s (or NULL), is on s's list from
+ * now on, and on no other: unless s takes no thread any more (stopping,
+ * checked under this lock by fork and attach too), whose close or stop
+ * has then visited its list or waits for this lock.
+ */
+void kpmc_thread_list_in(struct kpmc_thread *t, struct kpmc_session *s)
+{
+	if (t->listed_in == s)
+		return;
+	if (t->listed_in)
+		list_del_init(&t->session_node);
+	t->listed_in = NULL;
+	if (s && !READ_ONCE(s->stopping)) {
+		list_add_tail(&t->session_node, &s->threads);
+		t->listed_in = s;
+	}
+}
+
+/*
+ * Under kpmc_threads_lock: visit(t, arg) for every state on s's list; visit
+ * may change a state but not take it off the list.
+ */
+void kpmc_session_threads_walk_locked(struct kpmc_session *s,
+				      void (*visit)(struct kpmc_thread *t, void *arg), void *arg)
+{
+	struct kpmc_thread *t;
+
+	list_for_each_entry(t, &s->threads, session_node)
+		visit(t, arg);
+}
+
+/* Under kpmc_threads_lock: s, closed, lists no state any more (it may be freed). */
+void kpmc_session_threads_forget_locked(struct kpmc_session *s)
+{
+	struct kpmc_thread *t, *next;
+
+	list_for_each_entry_safe(t, next, &s->threads, session_node) {
+		list_del_init(&t->session_node);
+		t->listed_in = NULL;
+	}
 }
 
 /*
@@ -221,6 +268,7 @@ void kpmc_thread_set_ids(struct kpmc_thread *t, struct task_struct *task)
 static struct kpmc_thread *init_thread(struct kpmc_thread *t, struct task_struct *task)
 {
 	atomic_inc(&kpmc_threads_live);
+	INIT_LIST_HEAD(&t->session_node);
 	t->task = task;
 	kpmc_thread_set_ids(t, task);
 	t->state = KPMC_IDLE;
@@ -315,20 +363,6 @@ struct kpmc_thread *kpmc_thread_alloc_fork(struct task_struct *child)
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || preemptible())
 		t = kpmc_thread_alloc(child, GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 	return t ? t : fork_reserve_take(child);
-}
-
-/*
- * Under kpmc_threads_lock: visit(t, arg) for every state in the table, in
- * no order; visit may change a state but not take it out of the table.
- */
-void kpmc_threads_walk_locked(void (*visit)(struct kpmc_thread *t, void *arg), void *arg)
-{
-	struct kpmc_thread_table *tbl = table_locked();
-	struct kpmc_thread_link *l;
-	unsigned int i;
-
-	table_for_each_link(tbl, i, l)
-		visit(link_thread(l, tbl), arg);
 }
 
 /* Thread states and configurations allocated and not yet freed (RCU included). */

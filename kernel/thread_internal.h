@@ -24,7 +24,10 @@ void kpmc_thread_set_ids(struct kpmc_thread *t, struct task_struct *task);
 void kpmc_thread_table_add(struct kpmc_thread *t);
 void kpmc_thread_table_del(struct kpmc_thread *t);
 void kpmc_thread_table_grow_if_full(void);
-void kpmc_threads_walk_locked(void (*visit)(struct kpmc_thread *t, void *arg), void *arg);
+void kpmc_thread_list_in(struct kpmc_thread *t, struct kpmc_session *s);
+void kpmc_session_threads_walk_locked(struct kpmc_session *s,
+				      void (*visit)(struct kpmc_thread *t, void *arg), void *arg);
+void kpmc_session_threads_forget_locked(struct kpmc_session *s);
 
 /* lifecycle.c */
 int kpmc_thread_insert(struct kpmc_thread *t, struct task_struct *task);

@@ -92,3 +92,40 @@ grep -q '^live_objects: 0 ' /proc/kpmc/info || r="$r $(grep live_objects /proc/k
 rmmod kpmc || r="$r rmmod failed;"
 verdict arm64_1500_threads_alive_table_grows "$r"
 [ -n "$r" ] && head -n 12 $OUT/manyalive.txt
+
+# A session's stop and close visit only its own threads (their per-session
+# list), not every thread state known: with 1,500 threads of another
+# session alive (asleep), a short session's stop and close visit at most
+# its one thread, where a walk of the table would visit 1,500 and more
+# with IRQs off.
+r=""
+load
+tmax=$(cat /proc/sys/kernel/threads-max)
+echo 8192 >/proc/sys/kernel/threads-max
+rm -f $OUT/go
+kpmc -k 4096 -A -c pmc1=0x8 -- "$BIN/manyalive" 1500 10000 $OUT/go >$OUT/manyalive2.txt 2>&1 &
+big=$!
+i=0
+until grep -q '^manyalive threads=' $OUT/manyalive2.txt || [ $i -ge 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kpmc -A -c pmc1=0x8 -- "$BIN/loop" 1000 >$OUT/small.txt 2>&1 || r="the short session failed: $(tail -n 2 $OUT/small.txt);"
+known=$(sed -n 's/^threads_known: //p' /proc/kpmc/info)
+visited=$(sed -n 's/^close_visited: //p' /proc/kpmc/info)
+touch $OUT/go
+wait $big || r="$r the session of 1,500 threads failed: $(tail -n 3 $OUT/manyalive2.txt);"
+echo "$tmax" >/proc/sys/kernel/threads-max
+echo "close beside 1,500 threads: threads_known $known, close_visited $visited"
+[ "${known:-0}" -ge 1501 ] || r="$r $known thread states known while 1,500 threads lived;"
+case $visited in [01]) ;; *) r="$r the short session's close visited ${visited:-?} thread states, expected at most its 1;" ;; esac
+rows=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $4 >= 20000 && $4 <= 21000 { n++ } END { print n + 0 }' $OUT/manyalive2.txt)
+[ "$rows" -eq 1500 ] || r="$r $rows worker threads with 20,000..21,000 user instructions, expected 1500;"
+i=0
+while [ "$(sed -n 's/^live_objects: \([0-9]*\).*/\1/p' /proc/kpmc/info)" != 0 ] && [ $i -lt 30 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+grep -q '^live_objects: 0 ' /proc/kpmc/info || r="$r $(grep live_objects /proc/kpmc/info);"
+rmmod kpmc || r="$r rmmod failed;"
+verdict arm64_close_visits_only_its_own_threads "$r"

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * manyalive THREADS ITERATIONS: THREADS threads alive at once, each spinning
+ * manyalive THREADS ITERATIONS [GOFILE]: THREADS threads alive at once, each spinning
  * ITERATIONS two-instruction iterations, then asleep until all have spun.
  * While all are alive (and monitored, under kpmc) it waits, 2 s at most,
  * for kpmc's thread table to have a bucket per known thread state (the
  * table grows from a work item), and prints what /proc/kpmc/info says then:
  *   manyalive threads=T known=K buckets=B
+ * With GOFILE, they all stay alive after that line until GOFILE exists:
+ * the test runs another session beside them meanwhile.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -40,8 +42,8 @@ int main(int argc, char **argv)
 	pthread_t *th;
 	int w;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: manyalive THREADS ITERATIONS\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: manyalive THREADS ITERATIONS [GOFILE]\n");
 		return 2;
 	}
 	threads = atol(argv[1]);
@@ -72,6 +74,9 @@ int main(int argc, char **argv)
 	}
 	printf("manyalive threads=%ld known=%ld buckets=%ld\n", threads, known, buckets);
 	fflush(stdout);
+	/* GOFILE: every thread stays alive until it exists (60 s at most). */
+	for (w = 0; argc == 4 && access(argv[3], F_OK) && w < 6000; w++)
+		nanosleep(&tick, NULL);
 	close(sleep_pipe[1]);
 	for (i = 0; i < threads; i++)
 		pthread_join(th[i], NULL);
