@@ -39,6 +39,18 @@ load() {
 	insmod "$KO" "$@"
 }
 
+# live_objects_drained: waits (3 s at most) for every thread state,
+# configuration and session to be freed (RCU and work items after the last
+# program); else prints /proc/kpmc/info's live_objects line and fails.
+live_objects_drained() {
+	ld_i=0
+	while ! grep -q '^live_objects: 0 ' /proc/kpmc/info && [ $ld_i -lt 30 ]; do
+		sleep 0.1
+		ld_i=$((ld_i + 1))
+	done
+	grep -q '^live_objects: 0 ' /proc/kpmc/info || { grep live_objects /proc/kpmc/info; return 1; }
+}
+
 # Write STRING to FILE with one write(); prints the shell's error, returns its status.
 try_write() {
 	printf '%s' "$2" 2>/dev/null >"$1"

@@ -83,12 +83,7 @@ rows=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $4 >= 20000 && $4 <= 21000 { n
 [ "$rows" -eq 1500 ] || r="$r $rows worker threads with 20,000..21,000 user instructions, expected 1500;"
 grep -q "lost" $OUT/manyalive.txt && r="$r records lost;"
 grep -q '^threads_lost: 0' /proc/kpmc/info || r="$r $(grep threads_lost /proc/kpmc/info);"
-i=0
-while [ "$(sed -n 's/^live_objects: \([0-9]*\).*/\1/p' /proc/kpmc/info)" != 0 ] && [ $i -lt 30 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-grep -q '^live_objects: 0 ' /proc/kpmc/info || r="$r $(grep live_objects /proc/kpmc/info);"
+live=$(live_objects_drained) || r="$r $live;"
 rmmod kpmc || r="$r rmmod failed;"
 verdict arm64_1500_threads_alive_table_grows "$r"
 [ -n "$r" ] && head -n 12 $OUT/manyalive.txt
@@ -121,11 +116,6 @@ echo "close beside 1,500 threads: threads_known $known, close_visited $visited"
 case $visited in [01]) ;; *) r="$r the short session's close visited ${visited:-?} thread states, expected at most its 1;" ;; esac
 rows=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $4 >= 20000 && $4 <= 21000 { n++ } END { print n + 0 }' $OUT/manyalive2.txt)
 [ "$rows" -eq 1500 ] || r="$r $rows worker threads with 20,000..21,000 user instructions, expected 1500;"
-i=0
-while [ "$(sed -n 's/^live_objects: \([0-9]*\).*/\1/p' /proc/kpmc/info)" != 0 ] && [ $i -lt 30 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-grep -q '^live_objects: 0 ' /proc/kpmc/info || r="$r $(grep live_objects /proc/kpmc/info);"
+live=$(live_objects_drained) || r="$r $live;"
 rmmod kpmc || r="$r rmmod failed;"
 verdict arm64_close_visits_only_its_own_threads "$r"
