@@ -162,6 +162,30 @@ void kpmc_hook_exec(struct task_struct *task, bool unreadable)
 	local_irq_restore(flags);
 }
 
+/*
+ * task's state taken out of the table (readers may still see it), with
+ * IRQs left off (saved in *flags) for the caller's last step; NULL, IRQs as
+ * they were, when it has none. Only tasks with a state take the lock.
+ */
+static struct kpmc_thread *table_take(struct task_struct *task, unsigned long *flags)
+{
+	struct kpmc_thread *t;
+
+	rcu_read_lock();
+	t = kpmc_thread_lookup(task);
+	rcu_read_unlock();
+	if (!t)
+		return NULL;
+	raw_spin_lock_irqsave(&kpmc_threads_lock, *flags);
+	t = kpmc_thread_lookup(task);
+	if (t)
+		kpmc_thread_table_del(t);
+	raw_spin_unlock(&kpmc_threads_lock);
+	if (!t)
+		local_irq_restore(*flags);
+	return t;
+}
+
 void kpmc_hook_exit(struct task_struct *task)
 {
 	struct kpmc_thread *t;
@@ -175,21 +199,12 @@ void kpmc_hook_exit(struct task_struct *task)
 	 * is the backstop either way.
 	 */
 	smp_mb();
-	rcu_read_lock();
-	t = kpmc_thread_lookup(task);
-	rcu_read_unlock();
+	t = table_take(task, &flags);
 	if (!t)
 		return;
-	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
-	t = kpmc_thread_lookup(task);
-	if (t)
-		kpmc_thread_table_del(t);
-	raw_spin_unlock(&kpmc_threads_lock);
-	if (t)
-		kpmc_stop_current(t, KPMC_REC_EXIT);
+	kpmc_stop_current(t, KPMC_REC_EXIT);
 	local_irq_restore(flags);
-	if (t)
-		call_rcu(&t->rcu, kpmc_thread_free_rcu);
+	call_rcu(&t->rcu, kpmc_thread_free_rcu);
 }
 
 void kpmc_hook_free(struct task_struct *task)
@@ -201,18 +216,11 @@ void kpmc_hook_free(struct task_struct *task)
 	 * Normally dropped at exit already; this catches a state added while
 	 * the task was exiting, before its pointer can be reused as a key.
 	 */
-	rcu_read_lock();
-	t = kpmc_thread_lookup(task);
-	rcu_read_unlock();
+	t = table_take(task, &flags);
 	if (!t)
 		return;
-	raw_spin_lock_irqsave(&kpmc_threads_lock, flags);
-	t = kpmc_thread_lookup(task);
-	if (t)
-		kpmc_thread_table_del(t);
-	raw_spin_unlock_irqrestore(&kpmc_threads_lock, flags);
-	if (t)
-		call_rcu(&t->rcu, kpmc_thread_free_rcu);
+	local_irq_restore(flags);
+	call_rcu(&t->rcu, kpmc_thread_free_rcu);
 }
 
 void kpmc_hook_migrate(struct task_struct *task, int new_cpu)

@@ -23,9 +23,9 @@ import subprocess
 import sys
 
 
-def definitions(files):
-    """name -> set of files that define it; the static ones per file."""
-    out = subprocess.run(['ctags', '-x', '--c-kinds=f', '--language-force=C'] + files,
+def definitions(files, kinds='f'):
+    """name -> set of files that define it; the static ones per file (ctags kinds: f functions, v variables)."""
+    out = subprocess.run(['ctags', '-x', f'--c-kinds={kinds}', '--language-force=C'] + files,
                          check=True, capture_output=True, text=True).stdout
     public, static = {}, {}
     for line in out.splitlines():

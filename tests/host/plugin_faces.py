@@ -21,13 +21,14 @@ Exit 1 when any rule is broken, each breach named with its file and line.
 import glob
 import os
 import re
-import subprocess
 import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kernel_cycles import definitions, names_used  # noqa: E402
 
 PLUGIN_DIRS = ['backends', 'formats', 'modules', 'policies', 'tests/kmod']
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"', re.S)
-IDENT = re.compile(r'\b[A-Za-z_][A-Za-z0-9_]*\b')
 
 
 def sources(top, dirs, exts=('c', 'h')):
@@ -80,26 +81,17 @@ def face_includes(top):
 
 
 def plugin_names(top):
-    """Public functions and objects of the plug-ins, registries left out."""
+    """Public functions and objects of the plug-ins, registries left out: name -> file."""
     files = [p for p in sources(top, PLUGIN_DIRS, ('c',)) if os.path.basename(p) != 'registry.c']
-    out = subprocess.run(['ctags', '-x', '--c-kinds=fv', '--language-force=C'] + files,
-                         check=True, capture_output=True, text=True).stdout
-    names = {}
-    for row in out.splitlines():
-        parts = row.split(None, 4)
-        if len(parts) < 5 or re.match(r'\s*static\b', parts[4]):
-            continue
-        names.setdefault(parts[0], os.path.relpath(parts[3], top))
-    return names
+    public, _ = definitions(files, 'fv')
+    return {name: os.path.relpath(sorted(where)[0], top) for name, where in public.items()}
 
 
 def core_names_plugins(top):
     names = plugin_names(top)
     bad = []
     for path in sorted(glob.glob(os.path.join(top, 'kernel', '*.c'))):
-        with open(path, encoding='utf-8', errors='replace') as f:
-            text = COMMENT.sub(' ', f.read())
-        for name in sorted(set(IDENT.findall(text)) & set(names)):
+        for name in sorted(names_used(path) & set(names)):
             bad.append(f'{os.path.relpath(path, top)} names {name} ({names[name]})')
     return bad
 
