@@ -3,5 +3,5 @@
 # Paths come out relative to where this file is included from.
 KPMC_PURE_SRCS :=
 USERLAND_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
-include $(addprefix $(USERLAND_DIR),common/files.mk cli/files.mk metrics/files.mk stacks/files.mk \
+include $(addprefix $(USERLAND_DIR),common/files.mk sinks/files.mk cli/files.mk metrics/files.mk stacks/files.mk \
 	mem/files.mk fold/files.mk top/files.mk libkpmc/files.mk)

@@ -1,4 +1,5 @@
-# cli/: the kpmc command: main, its options, kpmc plot.
+# cli/: the kpmc command: main dispatching, options, a run, replay, kpmc mem,
+# kpmc plot, the command table.
 CLI_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
 CLI_SRCS := $(wildcard $(CLI_DIR)*.c)
 CLI_HDRS := $(wildcard $(CLI_DIR)*.h)

@@ -73,6 +73,18 @@ int kpmc_totals_add(struct kpmc_totals *t, const struct kpmc_record *rec)
 	return 0;
 }
 
+int kpmc_totals_add_owner(struct kpmc_totals *t, const struct kpmc_record *rec)
+{
+	struct kpmc_record per_cpu;
+
+	if (!KPMC_REC_IS_CPU(rec->kind))
+		return kpmc_totals_add(t, rec);
+	per_cpu = *rec;
+	per_cpu.pid = 0;
+	per_cpu.tid = rec->cpu;
+	return kpmc_totals_add(t, &per_cpu);
+}
+
 void kpmc_totals_free(struct kpmc_totals *t)
 {
 	free(t->threads);

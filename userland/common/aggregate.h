@@ -28,6 +28,11 @@ struct kpmc_totals {
 
 /* Add one record to its thread's totals; -1 when out of memory. */
 int kpmc_totals_add(struct kpmc_totals *t, const struct kpmc_record *rec);
+/*
+ * The same, a system-wide record (one CPU's counts) filed under its CPU's
+ * number as if it were a thread (pid 0, tid = CPU): totals are per CPU then.
+ */
+int kpmc_totals_add_owner(struct kpmc_totals *t, const struct kpmc_record *rec);
 void kpmc_totals_free(struct kpmc_totals *t);
 
 /*

@@ -26,6 +26,7 @@
 #include "common/aggregate.h"
 #include "common/kpmc_proc.h"
 #include "metrics/metricbind.h"
+#include "sinks/sinks.h"
 #include "topmodel.h"
 
 static volatile sig_atomic_t stop;
@@ -117,12 +118,14 @@ static void draw(struct kpmc_top *t, const char *const *names, unsigned int sort
 }
 
 /*
- * -m/-g: each thread's (or CPU's) totals per event set, as kpmc -A keeps
- * them, for the metrics over its whole run (multiplexed sets scaled).
+ * -m/-g: each thread's (or CPU's) totals per event set, as kpmc -m keeps
+ * them (its metrics sink), for the metrics over its whole run (multiplexed
+ * sets scaled).
  */
 struct top_metrics {
 	struct kpmc_mbind bind;
-	struct kpmc_totals totals;
+	struct kpmc_chain chain;
+	struct kpmc_metrics_sink sink;
 	int nsets;
 	const char *names[KPMC_TOP_MAX_METRICS];
 };
@@ -130,18 +133,8 @@ struct top_metrics {
 static void add_record(struct kpmc_top *t, struct top_metrics *m, const struct kpmc_record *rec)
 {
 	kpmc_top_add(t, rec);
-	if (!t->nmetrics || rec->kind == KPMC_REC_LOST || rec->kind == KPMC_REC_MEM ||
-	    rec->kind == KPMC_REC_STACK || rec->kind == KPMC_REC_FORMAT)
-		return;
-	if (KPMC_REC_IS_CPU(rec->kind)) {
-		struct kpmc_record per_cpu = *rec;
-
-		per_cpu.pid = 0;
-		per_cpu.tid = rec->cpu;
-		kpmc_totals_add(&m->totals, &per_cpu);
-	} else {
-		kpmc_totals_add(&m->totals, rec);
-	}
+	if (t->nmetrics)
+		kpmc_chain_record(&m->chain, rec);
 }
 
 /* Each row's metrics over its totals, before drawing (and sorting). */
@@ -153,12 +146,12 @@ static void update_metrics(struct kpmc_top *t, const struct top_metrics *m)
 	for (r = 0; r < t->nr && t->nmetrics; r++) {
 		struct kpmc_top_row *row = &t->rows[r];
 
-		for (i = 0; i < m->totals.nr; i++)
-			if (m->totals.threads[i].pid == row->pid && m->totals.threads[i].tid == row->tid)
+		for (i = 0; i < m->sink.totals.nr; i++)
+			if (m->sink.totals.threads[i].pid == row->pid && m->sink.totals.threads[i].tid == row->tid)
 				break;
-		if (i == m->totals.nr)
+		if (i == m->sink.totals.nr)
 			continue;
-		kpmc_mbind_values(&m->bind, &m->totals.threads[i], m->nsets, v, t->nmetrics);
+		kpmc_mbind_values(&m->bind, &m->sink.totals.threads[i], m->nsets, v, t->nmetrics);
 		memcpy(row->metric, v, t->nmetrics * sizeof(v[0]));
 	}
 }
@@ -293,6 +286,10 @@ int main(int argc, char **argv)
 				m.names[k++] = m.bind.groups[g].entries[e].name;
 		t.nmetrics = nm;
 		m.nsets = nsets ? nsets : 1;
+		/* Kept, not printed: update_metrics() reads the totals. */
+		kpmc_chain_init(&m.chain);
+		kpmc_metrics_sink_init(&m.sink, &m.bind, NULL, NULL);
+		kpmc_chain_add(&m.chain, &m.sink.sink);
 	}
 	if (replay) {
 		FILE *f = fopen(replay, "rb");
@@ -407,7 +404,7 @@ int main(int argc, char **argv)
 		waitpid(child, NULL, 0);
 	}
 	kpmc_top_free(&t);
-	kpmc_totals_free(&m.totals);
+	kpmc_totals_free(&m.sink.totals);
 	kpmc_mbind_free(&m.bind);
 	free(args);
 	return 0;
