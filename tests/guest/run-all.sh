@@ -38,7 +38,7 @@ if [ -n "$fuzz" ]; then
 elif grep -q 'kpmc.tier=stress' /proc/cmdline; then
 	for t in "$dir"/t_stress_*.sh; do run_test "$t"; done
 elif grep -q 'kpmc.tier=smoke' /proc/cmdline; then
-	for t in "$dir"/t_common_robustness.sh "$dir"/t_x86_nopmu.sh "$dir"/t_arm64_1_counting.sh; do
+	for t in "$dir"/t_common_robustness.sh "$dir"/t_x86_nopmu.sh "$dir"/t_arm64_counting.sh; do
 		case $t in *_x86_*) [ $name = x86 ] ;; *_arm64_*) [ $name = arm64 ] ;; esac && run_test "$t"
 	done
 elif grep -q 'kpmc.tier=patched' /proc/cmdline; then

@@ -34,7 +34,7 @@ verdict formats_listed_and_registered "$r"
 # Use: every sample followed by its parts, which reassemble whole. On arm64
 # exactly: 1e6 two-instruction iterations sampled every 100,000 user cycles
 # (the cycle counter: an event counter's overflow interrupt comes late in
-# QEMU, t_arm64_4_sampling.sh) are 20 samples, each 32 + 400 bytes (3 parts), every pc in the
+# QEMU, t_arm64_sampling.sh) are 20 samples, each 32 + 400 bytes (3 parts), every pc in the
 # program's text and user mode. x86_64 (no PMU under TCG): a 1 ms tick on
 # the perf backend's cpu-clock, as many samples as ticks.
 r=""

@@ -39,7 +39,7 @@ artifact $OUT/xs.folded folded_x86_callchain.txt
 
 # ---- kernel stacks: getppid system calls made by c's own syscall ----
 # Each sample is sorted by its user frames (main and those above it), as on
-# arm64 (t_arm64_19_stacks.sh): the loop (main;a;b;c with c the leaf: c in
+# arm64 (t_arm64_callstacks.sh): the loop (main;a;b;c with c the leaf: c in
 # user mode, or the kernel entered from c); main's set-up (main without a,
 # b, c: strtoul, printf, fflush, their page faults and system calls); a call
 # edge (a, b or c in its own code around its call, or in its prologue or

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The criteria on the fold traces of tests/progs/twophase.c, handed
-# out by tests/guest/t_arm64_21_fold.sh (scripts/run-guest-tests.sh calls this
+# out by tests/guest/t_arm64_folding.sh (scripts/run-guest-tests.sh calls this
 # for each foldtrace_NAME_coarse.txt with its _fine.txt):
 #   tests/host/check_fold.sh COARSE FINE PREFIX
 # Folds both with `kpmc fold` (PREFIX_coarse.*, PREFIX_fine.*: its output,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The fold trace of tests/progs/twophase.c's region "work" taken from the
 # function's entry and exit (KPMC_FOLD_FUNCTIONS=work, handed out by
-# tests/guest/t_arm64_23_foldfunc.sh; scripts/run-guest-tests.sh calls this
+# tests/guest/t_arm64_folding_functions.sh; scripts/run-guest-tests.sh calls this
 # for each foldfunc_NAME.txt):
 #   tests/host/check_foldfunc.sh TRACE PREFIX
 # Folds it with `kpmc fold` (PREFIX.*) and prints one verdict line each,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libkpmc_more: libkpmc's configuration by name, multiplexed sets and
- * samples attributed to regions (tests/guest/t_arm64_13_libkpmc_more.sh).
+ * samples attributed to regions (tests/guest/t_arm64_libkpmc_regions.sh).
  *
  *   libkpmc_more names CONFIG   region "r" around 1e6 iterations (2e6 user
  *                               instructions): "names raw=RAW pmc0=.. pmc1=.."

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * twophase: a region of known two-phase structure for kpmc fold
- * (tests/guest/t_arm64_21_fold.sh, the criteria in
+ * (tests/guest/t_arm64_folding.sh, the criteria in
  * tests/host/check_fold.sh).
  *
  *   twophase coarse|fine [TRACE]
@@ -33,7 +33,7 @@
  * the calibration, the sizes, the session's sample statistics.
  *
  * Built with -DTWOPHASE_FUNCTION_REGIONS and -finstrument-functions
- * (twophase_fn, tests/guest/t_arm64_23_foldfunc.sh), it marks no region:
+ * (twophase_fn, tests/guest/t_arm64_folding_functions.sh), it marks no region:
  * the calls of work() are region "work" through KPMC_FOLD_FUNCTIONS=work,
  * libkpmc's function hooks, with the same sizes and sampling.
  */

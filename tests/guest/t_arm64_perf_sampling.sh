@@ -1,7 +1,7 @@
 # arm64: event-based sampling through the generic perf backend, against the
 # direct PMUv3 backend, same boot. Raw perf event 0x11 (CPU_CYCLES) lands on
 # the cycle counter, whose overflow interrupt is exact under icount (see
-# t_arm64_4_sampling.sh): "loop 5e6" retires 10,011,013 user instructions on
+# t_arm64_sampling.sh): "loop 5e6" retires 10,011,013 user instructions on
 # Debian's kernel (measured here, in this boot) = user cycles at -icount shift=0.
 LOOPN=5000000
 TOTAL=$(loop_total $LOOPN)

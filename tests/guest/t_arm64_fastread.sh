@@ -29,7 +29,7 @@ awk '/^one n=1 / { for (i = 3; i <= 5; i++) { split($i, a, "="); if (a[2] < 0 ||
 	$OUT/fp_one.txt || r="$r a gap between lean reads is out of 0..2000 instructions;"
 verdict arm64_fastpath_read_counter_exact "$r"
 
-# Regions over the fast path: long - short exact, as over read() (t_arm64_11).
+# Regions over the fast path: long - short exact, as over read() (t_arm64_libkpmc.sh).
 # A fast read that a switch or the fold timer interrupts retries (its page's
 # seq moved), and a retry inside a region's closing read is counted in that
 # region: some 8 instructions each, seen once as 8,000,016 on 6.12 under a

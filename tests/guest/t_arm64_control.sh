@@ -28,7 +28,7 @@ verdict arm64_mm_manager_rates "$r"
 # Unprivileged: may monitor its own program, may not attach to root's process,
 # may not change the monitoring module.
 # perf_event_paranoid 2 (upstream's default; Debian's 3 refuses users
-# everything, as perf: t_arm64_16_privilege.sh).
+# everything, as perf: t_arm64_privilege.sh).
 r=""
 par=$(cat /proc/sys/kernel/perf_event_paranoid)
 echo 2 >/proc/sys/kernel/perf_event_paranoid

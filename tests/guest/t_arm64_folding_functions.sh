@@ -11,7 +11,7 @@
 # 127 on 6.1 and 6.12), under 1,000, in every call but at most 5 (by at most
 # 64: one call of 505 was off in one of 9 runs on 6.12, all exact in the
 # other 8: QEMU's split of user and kernel counts at an interrupt taken in
-# user mode, which t_arm64_21_fold.sh allows 1% for); the kernel-mode
+# user mode, which t_arm64_folding.sh allows 1% for); the kernel-mode
 # instructions are the same getppid calls (the sums within 0.5%, 2% on the
 # debug kernels: only the
 # timer ticks and the samples' interrupts, which fall at other places in the

@@ -1,7 +1,7 @@
 # arm64: self-monitoring with libkpmc. Two threads, regions "short" (1e6
 # iterations) and "long" (3e6): over both threads long - short is exactly
 # 2 x 4e6 user instructions, whatever the library's reads cost. Over read()
-# of /proc/kpmc/self here; t_arm64_12_fastpath does the same on the fast path.
+# of /proc/kpmc/self here; t_arm64_fastread does the same on the fast path.
 load
 r=""
 KPMC_READ_PATH=read "$BIN/regions" >$OUT/regions.txt 2>&1 || r="regions failed: $(cat $OUT/regions.txt);"
