@@ -26,7 +26,7 @@
 struct proc_dir_entry;
 
 #include "kpmc/backend.h"
-#include "kpmc/mm.h"
+#include "kpmc/monmod.h"
 #include "kpmc/ring.h"
 
 /* A parsed configuration plus its register encoding; shared, immutable. */
@@ -184,8 +184,8 @@ struct kpmc_thread {
 	struct list_head session_node;
 	struct kpmc_session *listed_in;
 	/* The active monitoring module's state for this thread, and for which activation. */
-	u64 mm_scratch[KPMC_MM_SCRATCH];
-	unsigned int mm_epoch;
+	u64 monmod_scratch[KPMC_MONMOD_SCRATCH];
+	unsigned int monmod_epoch;
 	/* Multiplexing: the set counting now, and how long / how many samples it has. */
 	unsigned int set;
 	u64 set_run_ns;
@@ -442,17 +442,17 @@ unsigned int kpmc_sessions_live(void);
 void kpmc_sessions_shutdown(void);
 void kpmc_sessions_exit(void);
 
-/* mm_core.c */
-int kpmc_mm_index(void);
-int kpmc_mm_activate(unsigned int index);
+/* monmod.c */
+int kpmc_monmod_index(void);
+int kpmc_monmod_activate(unsigned int index);
 /* t: the thread the sample is for, NULL for a CPU's (system-wide) sample. */
-void kpmc_mm_sample(struct kpmc_sample *s, struct kpmc_thread *t);
-void kpmc_mm_thread_start(struct kpmc_thread *t);
+void kpmc_monmod_sample(struct kpmc_sample *s, struct kpmc_thread *t);
+void kpmc_monmod_thread_start(struct kpmc_thread *t);
 /* The monitored thread on this CPU changes (either may be NULL); IRQs off. */
-void kpmc_mm_switch(struct kpmc_thread *out, struct kpmc_thread *in);
-void kpmc_mm_exit(void);
-int kpmc_mm_available(unsigned int index, char *why, size_t len);
-const struct kpmc_monitoring_module *kpmc_mm_active(void);
+void kpmc_monmod_switch(struct kpmc_thread *out, struct kpmc_thread *in);
+void kpmc_monmod_exit(void);
+int kpmc_monmod_available(unsigned int index, char *why, size_t len);
+const struct kpmc_monitoring_module *kpmc_monmod_active(void);
 
 /* selfpage.c: the fast read path (struct kpmc_self_page). Hot path: IRQs off, t's CPU. */
 void kpmc_selfpage_sync(struct kpmc_cpu *c, struct kpmc_thread *t);

@@ -199,7 +199,7 @@ static void sampling_arm(struct kpmc_thread *t)
  */
 void kpmc_counting_start(struct kpmc_thread *t)
 {
-	kpmc_mm_thread_start(t);
+	kpmc_monmod_thread_start(t);
 	/* emit() clears only the set's counters: start from a clean slate. */
 	memset(t->acc, 0, sizeof(t->acc));
 	t->set = 0;
@@ -322,7 +322,7 @@ void kpmc_switch_in(struct kpmc_cpu *c, struct kpmc_thread *t,
 	c->cur = t;
 	t->switched_in_ns = now;
 	kpmc_selfpage_sync(c, t);
-	kpmc_mm_switch(prev, t);
+	kpmc_monmod_switch(prev, t);
 
 	expires = now + next_due_ns(t);
 	if (!hrtimer_is_queued(&c->timer) ||
@@ -411,7 +411,7 @@ static void switch_out_to_nothing(struct kpmc_cpu *c, struct kpmc_thread *t)
 {
 	kpmc_backend->stop(thw(t));
 	c->cur = NULL;
-	kpmc_mm_switch(t, NULL);
+	kpmc_monmod_switch(t, NULL);
 }
 
 void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next)

@@ -46,7 +46,7 @@ static int __init kpmc_init(void)
 
 	kpmc_pmu_init();
 
-	err = kpmc_mm_activate(0);
+	err = kpmc_monmod_activate(0);
 	if (err)
 		goto out_backend;
 	err = kpmc_defer_init();
@@ -138,7 +138,7 @@ static void __exit kpmc_exit(void)
 	kpmc_counting_stop();
 	kpmc_threads_exit();
 	kpmc_pmu_shutdown();
-	kpmc_mm_exit();
+	kpmc_monmod_exit();
 	kpmc_sessions_exit();
 	kpmc_defer_exit();
 	kpmc_formats_exit();

@@ -52,7 +52,7 @@ static bool is_word(const char *buf, size_t count, const char *word)
 
 static int info_show(struct seq_file *m, void *v)
 {
-	const struct kpmc_monitoring_module *mm = kpmc_mm_active();
+	const struct kpmc_monitoring_module *monmod = kpmc_monmod_active();
 	unsigned int known, counting, buckets, i;
 	int live_threads, live_configs;
 
@@ -99,11 +99,11 @@ static int info_show(struct seq_file *m, void *v)
 					   ct->events[0], ct->events[1]);
 		}
 	}
-	seq_printf(m, "monitoring_module: %s\n", mm ? mm->name : "none");
+	seq_printf(m, "monitoring_module: %s\n", monmod ? monmod->name : "none");
 	seq_puts(m, "virtual_counters:");
-	for (i = 0; mm && i < KPMC_MAX_VIRT; i++)
-		if (mm->virt_names[i])
-			seq_printf(m, " virt%u=%s", i, mm->virt_names[i]);
+	for (i = 0; monmod && i < KPMC_MAX_VIRT; i++)
+		if (monmod->virt_names[i])
+			seq_printf(m, " virt%u=%s", i, monmod->virt_names[i]);
 	seq_puts(m, "\n");
 	kpmc_threads_count(&known, &counting, &buckets);
 	seq_printf(m, "threads_monitored: %u\n", counting);
@@ -399,20 +399,20 @@ static __poll_t monitor_poll(struct file *f, poll_table *pt)
 
 static int mm_manager_show(struct seq_file *m, void *v)
 {
-	int active = kpmc_mm_index();
+	int active = kpmc_monmod_index();
 	unsigned int i;
 
 	char why[KPMC_ERR_MAX];
 
-	for (i = 0; kpmc_mm_table[i]; i++) {
+	for (i = 0; kpmc_monmod_table[i]; i++) {
 		why[0] = '\0';
-		if (kpmc_mm_available(i, why, sizeof(why)))
-			seq_printf(m, "%u %s [unavailable: %s] - %s\n", i, kpmc_mm_table[i]->name,
-				   why, kpmc_mm_table[i]->description);
+		if (kpmc_monmod_available(i, why, sizeof(why)))
+			seq_printf(m, "%u %s [unavailable: %s] - %s\n", i, kpmc_monmod_table[i]->name,
+				   why, kpmc_monmod_table[i]->description);
 		else
-			seq_printf(m, "%u %s%s - %s\n", i, kpmc_mm_table[i]->name,
+			seq_printf(m, "%u %s%s - %s\n", i, kpmc_monmod_table[i]->name,
 				   (int)i == active ? " [active]" : "",
-				   kpmc_mm_table[i]->description);
+				   kpmc_monmod_table[i]->description);
 	}
 	return 0;
 }
@@ -442,14 +442,14 @@ static ssize_t mm_manager_write(struct file *f, const char __user *ubuf,
 		kpmc_reject(t, "mm_manager", "'%s': expected 'activate N'", q);
 		r = -EINVAL;
 	} else {
-		r = kpmc_mm_activate((unsigned int)idx);
+		r = kpmc_monmod_activate((unsigned int)idx);
 		if (r == -EINVAL) {
 			kpmc_quote_token(q, sizeof(q), buf, len);
 			kpmc_reject(t, "mm_manager", "'%s': no monitoring module %llu", q, idx);
 		} else if (r) {
 			char why[KPMC_ERR_MAX] = "";
 
-			kpmc_mm_available((unsigned int)idx, why, sizeof(why));
+			kpmc_monmod_available((unsigned int)idx, why, sizeof(why));
 			kpmc_reject(t, "mm_manager", "module %llu cannot be activated: %s", idx,
 				    why[0] ? why : "its activation failed");
 		}

@@ -28,14 +28,14 @@ void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 	s.pmu = &kpmc_pmu;
 	s.cfg = cfg;
 	s.task = t ? t->task : NULL;
-	s.scratch = t ? t->mm_scratch : NULL;
+	s.scratch = t ? t->monmod_scratch : NULL;
 	s.counts = rec->counts;
 	s.counter_mask = hw->mask;
 	s.run_ns = run_ns;
 	s.last = kind == KPMC_REC_EXIT || kind == KPMC_REC_DETACH;
 	s.virt = rec->virt;
 	s.virt_mask = 0;
-	kpmc_mm_sample(&s, t);
+	kpmc_monmod_sample(&s, t);
 
 	rec->version = KPMC_RECORD_VERSION;
 	rec->size = sizeof(*rec);

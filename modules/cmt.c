@@ -33,7 +33,7 @@
  * module then refuses to activate. PQR_ASSOC's CLOSID (high half) is written
  * as 0, the only class of service without resctrl.
  */
-#include "mm_x86.h"
+#include "monmod_x86.h"
 
 enum { V_OCC, V_TOTAL, V_LOCAL, V_RMID };
 enum { S_RMID, S_BASE_TOTAL, S_BASE_LOCAL, S_ASKED };
@@ -66,13 +66,13 @@ struct cmt_mbm {
 
 static struct cmt_desc cd;
 static struct {
-	kpmc_mm_lock_t lock;		/* state, dirty, free, nr_free */
+	kpmc_monmod_lock_t lock;		/* state, dirty, free, nr_free */
 	u8 *state;
 	u64 *dirty;			/* per RMID in limbo: packages not yet drained */
 	u32 *free, nr_free;
 	unsigned long exhausted;	/* threads that found the pool empty */
 	/* Per package: its lock (QM_EVTSEL/QM_CTR pairs, MBM totals) and totals. */
-	kpmc_mm_lock_t *pkg_lock;
+	kpmc_monmod_lock_t *pkg_lock;
 	struct cmt_mbm *mbm;		/* [rmid][pkg][total, local] */
 	u32 *cpu_rmid;			/* what this CPU's PQR_ASSOC holds */
 	unsigned int nr_pkgs;
@@ -83,12 +83,12 @@ static u64 l3_bytes(void)
 	char vendor[13];
 	u32 r[4], i, leaf;
 
-	kpmc_mm_x86_family(vendor);
+	kpmc_monmod_x86_family(vendor);
 	leaf = !strcmp(vendor, "GenuineIntel") ? 4 : 0x8000001d;
 
 	/* Both leaves describe caches the same way, one subleaf each. */
 	for (i = 0; i < 8; i++) {
-		kpmc_mm_cpuid(leaf, i, r);
+		kpmc_monmod_cpuid(leaf, i, r);
 		if (!(r[0] & 0x1f))
 			break;
 		if (((r[0] >> 5) & 7) == 3)
@@ -103,22 +103,22 @@ static int cmt_probe(struct cmt_desc *desc, char *why, size_t len)
 	u32 r[4];
 
 	memset(desc, 0, sizeof(*desc));
-	kpmc_mm_cpuid(0, 0, r);
+	kpmc_monmod_cpuid(0, 0, r);
 	if (r[0] < 0xf) {
 		snprintf(why, len, "no CMT: CPUID's highest leaf is 0%xh, below 0fh", r[0]);
 		return -ENODEV;
 	}
-	kpmc_mm_cpuid(7, 0, r);
+	kpmc_monmod_cpuid(7, 0, r);
 	if (!(r[1] & BIT(12))) {
 		snprintf(why, len, "no CMT: CPUID.(EAX=7,ECX=0):EBX[12] (PQM) is 0");
 		return -ENODEV;
 	}
-	kpmc_mm_cpuid(0xf, 0, r);
+	kpmc_monmod_cpuid(0xf, 0, r);
 	if (!(r[3] & BIT(1))) {
 		snprintf(why, len, "no CMT: CPUID.(EAX=0FH,ECX=0):EDX[1] (L3 monitoring) is 0");
 		return -ENODEV;
 	}
-	kpmc_mm_cpuid(0xf, 1, r);
+	kpmc_monmod_cpuid(0xf, 1, r);
 	desc->events = r[3] & 7;
 	desc->nr_rmid = r[2] + 1;
 	desc->upscale = r[1];
@@ -130,11 +130,11 @@ static int cmt_probe(struct cmt_desc *desc, char *why, size_t len)
 		return -ENODEV;
 	}
 	desc->threshold = l3_bytes() / desc->nr_rmid / desc->upscale * desc->upscale;
-	if (kpmc_mm_nr_pkgs() > CMT_MAX_PKGS) {
+	if (kpmc_monmod_nr_pkgs() > CMT_MAX_PKGS) {
 		snprintf(why, len, "no CMT: more than %u packages", CMT_MAX_PKGS);
 		return -ENODEV;
 	}
-	if (kpmc_mm_resctrl_mounted()) {
+	if (kpmc_monmod_resctrl_mounted()) {
 		snprintf(why, len,
 			 "resctrl is mounted: the kernel's resctrl owns the RMIDs (umount it first)");
 		return -EBUSY;
@@ -147,8 +147,8 @@ static int qm_read(u32 rmid, unsigned int event, u64 *value)
 {
 	u64 v;
 
-	kpmc_mm_wrmsr(CMT_QM_EVTSEL, (u64)rmid << 32 | event);
-	if (kpmc_mm_rdmsr_safe(CMT_QM_CTR, &v) || (v & (QM_CTR_ERROR | QM_CTR_UNAVAILABLE)))
+	kpmc_monmod_wrmsr(CMT_QM_EVTSEL, (u64)rmid << 32 | event);
+	if (kpmc_monmod_rdmsr_safe(CMT_QM_CTR, &v) || (v & (QM_CTR_ERROR | QM_CTR_UNAVAILABLE)))
 		return -EIO;
 	*value = v;
 	return 0;
@@ -185,9 +185,9 @@ static u64 mbm_sum(u32 rmid, unsigned int e)
 	u64 sum = 0;
 
 	for (p = 0; p < pool.nr_pkgs; p++) {
-		kpmc_mm_lock(&pool.pkg_lock[p], flags);
+		kpmc_monmod_lock(&pool.pkg_lock[p], flags);
 		sum += mbm_of(rmid, p, e)->acc;
-		kpmc_mm_unlock(&pool.pkg_lock[p], flags);
+		kpmc_monmod_unlock(&pool.pkg_lock[p], flags);
 	}
 	return sum;
 }
@@ -200,14 +200,14 @@ static void take_rmid(u64 *scratch)
 
 	if (!READ_ONCE(pool.nr_free) && scratch[S_ASKED])
 		return;
-	kpmc_mm_lock(&pool.lock, flags);
+	kpmc_monmod_lock(&pool.lock, flags);
 	if (pool.nr_free) {
 		rmid = pool.free[--pool.nr_free];
 		pool.state[rmid] = R_USED;
 	} else if (!scratch[S_ASKED]) {
 		pool.exhausted++;
 	}
-	kpmc_mm_unlock(&pool.lock, flags);
+	kpmc_monmod_unlock(&pool.lock, flags);
 	scratch[S_ASKED] = 1;
 	if (!rmid)
 		return;
@@ -221,17 +221,17 @@ static void release_rmid(u64 *scratch)
 	unsigned long flags;
 	u32 rmid = scratch[S_RMID];
 
-	kpmc_mm_lock(&pool.lock, flags);
+	kpmc_monmod_lock(&pool.lock, flags);
 	pool.state[rmid] = R_LIMBO;
 	pool.dirty[rmid] = pool.nr_pkgs >= 64 ? ~0ULL : (1ULL << pool.nr_pkgs) - 1;
-	kpmc_mm_unlock(&pool.lock, flags);
+	kpmc_monmod_unlock(&pool.lock, flags);
 	scratch[S_RMID] = 0;
 }
 
 /* Per package, each second: follow every MBM counter, drain limbo. */
 static void cmt_poll(void)
 {
-	unsigned int pkg = kpmc_mm_this_pkg();
+	unsigned int pkg = kpmc_monmod_this_pkg();
 	unsigned long flags, pflags;
 	u32 rmid;
 	u64 occ;
@@ -239,15 +239,15 @@ static void cmt_poll(void)
 	for (rmid = 1; rmid < cd.nr_rmid; rmid++) {
 		bool clean;
 
-		kpmc_mm_lock(&pool.pkg_lock[pkg], pflags);
+		kpmc_monmod_lock(&pool.pkg_lock[pkg], pflags);
 		mbm_update(rmid, pkg, 0);
 		mbm_update(rmid, pkg, 1);
 		clean = READ_ONCE(pool.state[rmid]) == R_LIMBO &&
 			!qm_read(rmid, EV_OCC, &occ) && occ * cd.upscale < cd.threshold;
-		kpmc_mm_unlock(&pool.pkg_lock[pkg], pflags);
+		kpmc_monmod_unlock(&pool.pkg_lock[pkg], pflags);
 		if (!clean)
 			continue;
-		kpmc_mm_lock(&pool.lock, flags);
+		kpmc_monmod_lock(&pool.lock, flags);
 		if (pool.state[rmid] == R_LIMBO) {
 			pool.dirty[rmid] &= ~(1ULL << pkg);
 			if (!pool.dirty[rmid]) {
@@ -255,7 +255,7 @@ static void cmt_poll(void)
 				pool.free[pool.nr_free++] = rmid;
 			}
 		}
-		kpmc_mm_unlock(&pool.lock, flags);
+		kpmc_monmod_unlock(&pool.lock, flags);
 	}
 }
 
@@ -268,24 +268,24 @@ static int cmt_available(char *why, size_t len)
 
 static void pqr_reset(void)
 {
-	kpmc_mm_wrmsr(CMT_PQR_ASSOC, 0);
+	kpmc_monmod_wrmsr(CMT_PQR_ASSOC, 0);
 }
 
 static void cmt_free(void)
 {
-	kpmc_mm_free(pool.state);
-	kpmc_mm_free(pool.dirty);
-	kpmc_mm_free(pool.free);
-	kpmc_mm_free(pool.pkg_lock);
-	kpmc_mm_free(pool.mbm);
-	kpmc_mm_free(pool.cpu_rmid);
+	kpmc_monmod_free(pool.state);
+	kpmc_monmod_free(pool.dirty);
+	kpmc_monmod_free(pool.free);
+	kpmc_monmod_free(pool.pkg_lock);
+	kpmc_monmod_free(pool.mbm);
+	kpmc_monmod_free(pool.cpu_rmid);
 	memset(&pool, 0, sizeof(pool));
 }
 
 static void cmt_deactivate(void)
 {
-	kpmc_mm_poll_stop();
-	kpmc_mm_on_each_cpu(pqr_reset);
+	kpmc_monmod_poll_stop();
+	kpmc_monmod_on_each_cpu(pqr_reset);
 	cmt_free();
 }
 
@@ -299,31 +299,31 @@ static int cmt_activate(void)
 	if (err)
 		return err;
 	n = cd.nr_rmid;
-	pool.nr_pkgs = kpmc_mm_nr_pkgs();
-	pool.state = kpmc_mm_zalloc(n);
-	pool.dirty = kpmc_mm_zalloc(n * sizeof(u64));
-	pool.free = kpmc_mm_zalloc(n * sizeof(u32));
-	pool.pkg_lock = kpmc_mm_zalloc(pool.nr_pkgs * sizeof(kpmc_mm_lock_t));
-	pool.mbm = kpmc_mm_zalloc((size_t)n * pool.nr_pkgs * 2 * sizeof(struct cmt_mbm));
-	pool.cpu_rmid = kpmc_mm_zalloc(kpmc_mm_nr_cpus() * sizeof(u32));
+	pool.nr_pkgs = kpmc_monmod_nr_pkgs();
+	pool.state = kpmc_monmod_zalloc(n);
+	pool.dirty = kpmc_monmod_zalloc(n * sizeof(u64));
+	pool.free = kpmc_monmod_zalloc(n * sizeof(u32));
+	pool.pkg_lock = kpmc_monmod_zalloc(pool.nr_pkgs * sizeof(kpmc_monmod_lock_t));
+	pool.mbm = kpmc_monmod_zalloc((size_t)n * pool.nr_pkgs * 2 * sizeof(struct cmt_mbm));
+	pool.cpu_rmid = kpmc_monmod_zalloc(kpmc_monmod_nr_cpus() * sizeof(u32));
 	if (!pool.state || !pool.dirty || !pool.free || !pool.pkg_lock || !pool.mbm ||
 	    !pool.cpu_rmid) {
 		cmt_free();
 		return -ENOMEM;
 	}
-	kpmc_mm_lock_init(&pool.lock);
+	kpmc_monmod_lock_init(&pool.lock);
 	for (i = 0; i < pool.nr_pkgs; i++)
-		kpmc_mm_lock_init(&pool.pkg_lock[i]);
+		kpmc_monmod_lock_init(&pool.pkg_lock[i]);
 	/*
 	 * Whoever used the RMIDs before left lines tagged: every RMID starts in
 	 * limbo, and the first poll (now) frees those that are clean.
 	 */
 	for (i = 1; i < n; i++) {
-		u64 scratch[KPMC_MM_SCRATCH] = { [S_RMID] = i };
+		u64 scratch[KPMC_MONMOD_SCRATCH] = { [S_RMID] = i };
 
 		release_rmid(scratch);
 	}
-	kpmc_mm_poll_start(cmt_poll, CMT_POLL_MS, false);
+	kpmc_monmod_poll_start(cmt_poll, CMT_POLL_MS, false);
 	return 0;
 }
 
@@ -334,7 +334,7 @@ static void cmt_thread_start(struct task_struct *task, u64 *scratch)
 
 static void cmt_on_switch(struct task_struct *out, u64 *os, struct task_struct *in, u64 *is)
 {
-	unsigned int cpu = kpmc_mm_this_cpu();
+	unsigned int cpu = kpmc_monmod_this_cpu();
 	u32 rmid = 0;
 
 	if (is) {
@@ -343,14 +343,14 @@ static void cmt_on_switch(struct task_struct *out, u64 *os, struct task_struct *
 		rmid = is[S_RMID];
 	}
 	if (pool.cpu_rmid[cpu] != rmid) {
-		kpmc_mm_wrmsr(CMT_PQR_ASSOC, rmid);
+		kpmc_monmod_wrmsr(CMT_PQR_ASSOC, rmid);
 		pool.cpu_rmid[cpu] = rmid;
 	}
 }
 
 static void cmt_on_sample(struct kpmc_sample *s)
 {
-	unsigned int pkg = kpmc_mm_this_pkg(), e;
+	unsigned int pkg = kpmc_monmod_this_pkg(), e;
 	u32 rmid;
 	unsigned long flags;
 	int ok[2];
@@ -363,14 +363,14 @@ static void cmt_on_sample(struct kpmc_sample *s)
 	s->virt_mask |= BIT(V_RMID);
 	if (!rmid)
 		return;
-	kpmc_mm_lock(&pool.pkg_lock[pkg], flags);
+	kpmc_monmod_lock(&pool.pkg_lock[pkg], flags);
 	if ((cd.events & BIT(EV_OCC - 1)) && !qm_read(rmid, EV_OCC, &occ)) {
 		s->virt[V_OCC] = occ * cd.upscale;
 		s->virt_mask |= BIT(V_OCC);
 	}
 	ok[0] = mbm_update(rmid, pkg, 0);
 	ok[1] = mbm_update(rmid, pkg, 1);
-	kpmc_mm_unlock(&pool.pkg_lock[pkg], flags);
+	kpmc_monmod_unlock(&pool.pkg_lock[pkg], flags);
 	for (e = 0; e < 2; e++) {
 		/* A failed read leaves the traffic for the next record. */
 		if (ok[e])
@@ -405,7 +405,7 @@ static int cmt_available(char *why, size_t len)
 
 #endif
 
-const struct kpmc_monitoring_module kpmc_mm_cmt = {
+const struct kpmc_monitoring_module kpmc_monmod_cmt = {
 	.name = "cmt",
 	.description = "L3 occupancy and memory bandwidth per thread (RDT CMT/MBM), an RMID each",
 	.virt_names = { "llc_occupancy", "mbm_total_bytes", "mbm_local_bytes", "rmid" },

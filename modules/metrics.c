@@ -59,7 +59,7 @@ static void metrics_on_sample(struct kpmc_sample *s)
 	s->virt_mask |= BIT(M_IPMS);
 }
 
-const struct kpmc_monitoring_module kpmc_mm_metrics = {
+const struct kpmc_monitoring_module kpmc_monmod_metrics = {
 	.name = "metrics",
 	.description = "IPC, CPI, MPKI (x1000) and instructions per ms, from the configured counters",
 	.virt_names = { "ipc_milli", "cpi_milli", "mpki_milli", "instr_per_ms" },

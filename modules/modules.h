@@ -3,13 +3,13 @@
 #ifndef KPMC_MODULES_H
 #define KPMC_MODULES_H
 
-#include "kpmc/mm.h"
+#include "kpmc/monmod.h"
 
-extern const struct kpmc_monitoring_module kpmc_mm_passthrough;
-extern const struct kpmc_monitoring_module kpmc_mm_rates;
-extern const struct kpmc_monitoring_module kpmc_mm_metrics;
-extern const struct kpmc_monitoring_module kpmc_mm_schedstats;
-extern const struct kpmc_monitoring_module kpmc_mm_rapl;
-extern const struct kpmc_monitoring_module kpmc_mm_cmt;
+extern const struct kpmc_monitoring_module kpmc_monmod_passthrough;
+extern const struct kpmc_monitoring_module kpmc_monmod_rates;
+extern const struct kpmc_monitoring_module kpmc_monmod_metrics;
+extern const struct kpmc_monitoring_module kpmc_monmod_schedstats;
+extern const struct kpmc_monitoring_module kpmc_monmod_rapl;
+extern const struct kpmc_monitoring_module kpmc_monmod_cmt;
 
 #endif /* KPMC_MODULES_H */

@@ -2,7 +2,7 @@
 /* The default monitoring module: records carry the raw counts, nothing added. */
 #include "modules.h"
 
-const struct kpmc_monitoring_module kpmc_mm_passthrough = {
+const struct kpmc_monitoring_module kpmc_monmod_passthrough = {
 	.name = "passthrough",
 	.description = "per-thread counts as measured, no derived values",
 };

@@ -17,7 +17,7 @@
  * domain often enough that at most one wrap happens between two reads (see
  * rapl_poll_ms()), so no energy is lost or negative at any sampling period.
  */
-#include "mm_x86.h"
+#include "monmod_x86.h"
 
 enum { D_PKG, D_CORE, D_UNCORE, D_DRAM, D_PSYS, D_NR };
 /* Scratch: per domain, energy so far minus the total at switch-in while on a CPU. */
@@ -86,7 +86,7 @@ struct rapl_counter {
 };
 
 struct rapl_slot {
-	kpmc_mm_lock_t lock;
+	kpmc_monmod_lock_t lock;
 	struct rapl_counter c[D_NR];
 };
 
@@ -106,7 +106,7 @@ static int rapl_probe(struct rapl_desc *desc, char *why, size_t len)
 {
 	const struct rapl_model *tab = NULL;
 	char vendor[13];
-	unsigned int family = kpmc_mm_x86_family(vendor), model = kpmc_mm_x86_model();
+	unsigned int family = kpmc_monmod_x86_family(vendor), model = kpmc_monmod_x86_model();
 	u32 unit_msr;
 	u8 candidates, esu;
 	u64 unit, v;
@@ -133,7 +133,7 @@ static int rapl_probe(struct rapl_desc *desc, char *why, size_t len)
 		snprintf(why, len, "no RAPL: %s family %xh has none kpmc knows", vendor, family);
 		return -ENODEV;
 	}
-	if (kpmc_mm_rdmsr_safe(unit_msr, &unit)) {
+	if (kpmc_monmod_rdmsr_safe(unit_msr, &unit)) {
 		snprintf(why, len, "no RAPL: MSR_RAPL_POWER_UNIT (0x%x) not readable", unit_msr);
 		return -ENODEV;
 	}
@@ -146,7 +146,7 @@ static int rapl_probe(struct rapl_desc *desc, char *why, size_t len)
 	}
 	esu = (unit >> 8) & 0x1f;
 	for (d = 0; d < D_NR; d++) {
-		if (!(candidates & BIT(d)) || kpmc_mm_rdmsr_safe(desc->msr[d], &v))
+		if (!(candidates & BIT(d)) || kpmc_monmod_rdmsr_safe(desc->msr[d], &v))
 			continue;
 		desc->present |= BIT(d);
 		desc->esu[d] = d == D_DRAM && tab && tab->dram_esu ? tab->dram_esu : esu;
@@ -188,7 +188,7 @@ static u64 rapl_update(struct rapl_slot *slot, unsigned int d)
 	u64 v;
 
 	/* A domain that read at probe time reads now; keep the total if not. */
-	if (kpmc_mm_rdmsr_safe(rd.msr[d], &v))
+	if (kpmc_monmod_rdmsr_safe(rd.msr[d], &v))
 		return c->total;
 	if (c->valid)
 		c->total += (u32)((u32)v - c->last);	/* one wrap at most (the poller) */
@@ -200,17 +200,17 @@ static u64 rapl_update(struct rapl_slot *slot, unsigned int d)
 /* All domains' totals as seen from this CPU. */
 static void rapl_read_all(u64 now[D_NR])
 {
-	struct rapl_slot *pkg = &rapl_pkgs[kpmc_mm_this_pkg()];
-	struct rapl_slot *cpu = &rapl_cpus[kpmc_mm_this_cpu()];
+	struct rapl_slot *pkg = &rapl_pkgs[kpmc_monmod_this_pkg()];
+	struct rapl_slot *cpu = &rapl_cpus[kpmc_monmod_this_cpu()];
 	unsigned long flags;
 	unsigned int d;
 
 	/* Read under the lock: a value read before another CPU's newer one must not follow it. */
-	kpmc_mm_lock(&pkg->lock, flags);
+	kpmc_monmod_lock(&pkg->lock, flags);
 	for (d = 0; d < D_NR; d++)
 		if ((rd.present & ~rd.per_cpu) & BIT(d))
 			now[d] = rapl_update(pkg, d);
-	kpmc_mm_unlock(&pkg->lock, flags);
+	kpmc_monmod_unlock(&pkg->lock, flags);
 	for (d = 0; d < D_NR; d++)
 		if (rd.per_cpu & rd.present & BIT(d))
 			now[d] = rapl_update(cpu, d);
@@ -232,9 +232,9 @@ static int rapl_available(char *why, size_t len)
 
 static void rapl_deactivate(void)
 {
-	kpmc_mm_poll_stop();
-	kpmc_mm_free(rapl_pkgs);
-	kpmc_mm_free(rapl_cpus);
+	kpmc_monmod_poll_stop();
+	kpmc_monmod_free(rapl_pkgs);
+	kpmc_monmod_free(rapl_cpus);
 	rapl_pkgs = rapl_cpus = NULL;
 }
 
@@ -248,19 +248,19 @@ static int rapl_activate(void)
 	if (err)
 		return err;
 	rd.poll_ms = rapl_poll_ms(&rd);
-	rapl_pkgs = kpmc_mm_zalloc(kpmc_mm_nr_pkgs() * sizeof(*rapl_pkgs));
-	rapl_cpus = kpmc_mm_zalloc(kpmc_mm_nr_cpus() * sizeof(*rapl_cpus));
+	rapl_pkgs = kpmc_monmod_zalloc(kpmc_monmod_nr_pkgs() * sizeof(*rapl_pkgs));
+	rapl_cpus = kpmc_monmod_zalloc(kpmc_monmod_nr_cpus() * sizeof(*rapl_cpus));
 	if (!rapl_pkgs || !rapl_cpus) {
-		kpmc_mm_free(rapl_pkgs);
-		kpmc_mm_free(rapl_cpus);
+		kpmc_monmod_free(rapl_pkgs);
+		kpmc_monmod_free(rapl_cpus);
 		return -ENOMEM;
 	}
-	for (i = 0; i < kpmc_mm_nr_pkgs(); i++)
-		kpmc_mm_lock_init(&rapl_pkgs[i].lock);
-	for (i = 0; i < kpmc_mm_nr_cpus(); i++)
-		kpmc_mm_lock_init(&rapl_cpus[i].lock);
+	for (i = 0; i < kpmc_monmod_nr_pkgs(); i++)
+		kpmc_monmod_lock_init(&rapl_pkgs[i].lock);
+	for (i = 0; i < kpmc_monmod_nr_cpus(); i++)
+		kpmc_monmod_lock_init(&rapl_cpus[i].lock);
 	/* Per-core domains need every CPU read; package ones one CPU per package. */
-	kpmc_mm_poll_start(rapl_poll, rd.poll_ms, rd.per_cpu & rd.present);
+	kpmc_monmod_poll_start(rapl_poll, rd.poll_ms, rd.per_cpu & rd.present);
 	return 0;
 }
 
@@ -305,7 +305,7 @@ static void rapl_on_sample(struct kpmc_sample *s)
 			units += now[d];
 			s->scratch[d] = -now[d];
 		}
-		s->virt[d] = kpmc_mm_mul_shr(units, 1000000, rd.esu[d]);
+		s->virt[d] = kpmc_monmod_mul_shr(units, 1000000, rd.esu[d]);
 		s->virt_mask |= BIT(d);
 	}
 }
@@ -325,7 +325,7 @@ static int rapl_available(char *why, size_t len)
 
 #endif
 
-const struct kpmc_monitoring_module kpmc_mm_rapl = {
+const struct kpmc_monitoring_module kpmc_monmod_rapl = {
 	.name = "rapl",
 	.capable_only = true,
 	.description = "RAPL energy in uJ per domain, consumed while the thread ran (package energy is shared)",

@@ -23,7 +23,7 @@ static void rates_on_sample(struct kpmc_sample *s)
 	}
 }
 
-const struct kpmc_monitoring_module kpmc_mm_rates = {
+const struct kpmc_monitoring_module kpmc_monmod_rates = {
 	.name = "rates",
 	.description = "virtN = events of the N-th configured counter per ms of on-CPU time",
 	.virt_names = { "rate0_per_ms", "rate1_per_ms", "rate2_per_ms", "rate3_per_ms" },

@@ -48,7 +48,7 @@ static void schedstats_on_sample(struct kpmc_sample *s)
 	s->virt_mask |= (1u << SS_NR) - 1;
 }
 
-const struct kpmc_monitoring_module kpmc_mm_schedstats = {
+const struct kpmc_monitoring_module kpmc_monmod_schedstats = {
 	.name = "schedstats",
 	.description = "the scheduler's view of each thread: CPU and wait time, switches, migrations",
 	.virt_names = { "run_ns", "wait_ns", "vol_switches", "invol_switches", "migrations" },

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "msr_model.h"
-#include "mm_x86.h"
+#include "monmod_x86.h"
 
 struct model m;
 
@@ -450,7 +450,7 @@ void model_inject(unsigned int event, unsigned int umask, bool user, u64 n)
 		raise_pmi();
 }
 
-/* ---- the monitoring modules' side (modules/mm_x86.h) ---- */
+/* ---- the monitoring modules' side (modules/monmod_x86.h) ---- */
 
 static unsigned int pkg_now(void)
 {
@@ -471,7 +471,7 @@ static int rapl_domain(u32 msr)
 	return -1;
 }
 
-int kpmc_mm_rdmsr_safe(u32 msr, u64 *v)
+int kpmc_monmod_rdmsr_safe(u32 msr, u64 *v)
 {
 	int d = m.rapl_unit ? rapl_domain(msr) : -1;
 
@@ -508,7 +508,7 @@ int kpmc_mm_rdmsr_safe(u32 msr, u64 *v)
 	return -EIO;
 }
 
-void kpmc_mm_wrmsr(u32 msr, u64 v)
+void kpmc_monmod_wrmsr(u32 msr, u64 v)
 {
 	m.writes++;
 	m.last_msr = msr;
@@ -527,18 +527,18 @@ void kpmc_mm_wrmsr(u32 msr, u64 v)
 	bad_msr("wrmsr", msr);
 }
 
-void kpmc_mm_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
+void kpmc_monmod_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
 {
 	kpmc_x86_cpuid(leaf, subleaf, regs);
 }
 
-unsigned int kpmc_mm_nr_cpus(void) { return m.nr_cpus; }
-unsigned int kpmc_mm_this_cpu(void) { return m.cpu; }
-unsigned int kpmc_mm_nr_pkgs(void) { return m.nr_pkgs; }
-unsigned int kpmc_mm_this_pkg(void) { return pkg_now(); }
-void *kpmc_mm_zalloc(size_t size) { return calloc(1, size ? size : 1); }
-void kpmc_mm_free(void *p) { free(p); }
-bool kpmc_mm_resctrl_mounted(void) { return m.resctrl_mounted; }
+unsigned int kpmc_monmod_nr_cpus(void) { return m.nr_cpus; }
+unsigned int kpmc_monmod_this_cpu(void) { return m.cpu; }
+unsigned int kpmc_monmod_nr_pkgs(void) { return m.nr_pkgs; }
+unsigned int kpmc_monmod_this_pkg(void) { return pkg_now(); }
+void *kpmc_monmod_zalloc(size_t size) { return calloc(1, size ? size : 1); }
+void kpmc_monmod_free(void *p) { free(p); }
+bool kpmc_monmod_resctrl_mounted(void) { return m.resctrl_mounted; }
 
 /* fn on every CPU, or the first of each package, as the kernel side does. */
 static void run_on_cpus(void (*fn)(void), bool every_cpu)
@@ -554,7 +554,7 @@ static void run_on_cpus(void (*fn)(void), bool every_cpu)
 	m.cpu = was;
 }
 
-void kpmc_mm_poll_start(void (*fn)(void), unsigned int period_ms, bool every_cpu)
+void kpmc_monmod_poll_start(void (*fn)(void), unsigned int period_ms, bool every_cpu)
 {
 	assert_null(m.poll);
 	m.poll = fn;
@@ -563,13 +563,13 @@ void kpmc_mm_poll_start(void (*fn)(void), unsigned int period_ms, bool every_cpu
 	run_on_cpus(fn, every_cpu);
 }
 
-void kpmc_mm_poll_stop(void)
+void kpmc_monmod_poll_stop(void)
 {
 	assert_non_null(m.poll);
 	m.poll = NULL;
 }
 
-void kpmc_mm_on_each_cpu(void (*fn)(void))
+void kpmc_monmod_on_each_cpu(void (*fn)(void))
 {
 	run_on_cpus(fn, true);
 }

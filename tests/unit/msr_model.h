@@ -42,7 +42,7 @@ struct model {
 	u32 last_msr;
 	u64 last_value;
 
-	/* For the monitoring modules (modules/mm_x86.h): topology, now on CPU cpu. */
+	/* For the monitoring modules (modules/monmod_x86.h): topology, now on CPU cpu. */
 	u32 cpuid1_eax;			/* Intel: 0 for the default (family 6 model 5eh) */
 	unsigned int cpu, nr_cpus, nr_pkgs, cpus_per_pkg;
 	bool unknown_msrs_read_zero;	/* as QEMU's TCG does, instead of #GP */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The kernel side of mm_x86.h, for the x86 monitoring modules. */
+/* The kernel side of monmod_x86.h, for the x86 monitoring modules. */
 #include <linux/kernel.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -14,49 +14,49 @@
 #include <asm/processor.h>
 
 #include "kpmc/compat.h"
-#include "mm_x86.h"
+#include "monmod_x86.h"
 
-int kpmc_mm_rdmsr_safe(u32 msr, u64 *value)
+int kpmc_monmod_rdmsr_safe(u32 msr, u64 *value)
 {
 	return kpmc_rdmsr64_safe(msr, value) ? -EIO : 0;
 }
 
-void kpmc_mm_wrmsr(u32 msr, u64 value)
+void kpmc_monmod_wrmsr(u32 msr, u64 value)
 {
 	kpmc_wrmsr64(msr, value);
 }
 
-void kpmc_mm_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
+void kpmc_monmod_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
 {
 	cpuid_count(leaf, subleaf, &regs[0], &regs[1], &regs[2], &regs[3]);
 }
 
-unsigned int kpmc_mm_nr_cpus(void)
+unsigned int kpmc_monmod_nr_cpus(void)
 {
 	return nr_cpu_ids;
 }
 
-unsigned int kpmc_mm_this_cpu(void)
+unsigned int kpmc_monmod_this_cpu(void)
 {
 	return smp_processor_id();
 }
 
-unsigned int kpmc_mm_nr_pkgs(void)
+unsigned int kpmc_monmod_nr_pkgs(void)
 {
 	return topology_max_packages();
 }
 
-unsigned int kpmc_mm_this_pkg(void)
+unsigned int kpmc_monmod_this_pkg(void)
 {
 	return topology_logical_package_id(smp_processor_id());
 }
 
-void *kpmc_mm_zalloc(size_t size)
+void *kpmc_monmod_zalloc(size_t size)
 {
 	return kvzalloc(size, GFP_KERNEL);
 }
 
-void kpmc_mm_free(void *p)
+void kpmc_monmod_free(void *p)
 {
 	kvfree(p);
 }
@@ -95,7 +95,7 @@ static void poll_work_fn(struct work_struct *work)
 	schedule_delayed_work(&poll_work, poll_jiffies);
 }
 
-void kpmc_mm_poll_start(void (*fn)(void), unsigned int period_ms, bool every_cpu)
+void kpmc_monmod_poll_start(void (*fn)(void), unsigned int period_ms, bool every_cpu)
 {
 	poll_fn = fn;
 	poll_every_cpu = every_cpu;
@@ -104,12 +104,12 @@ void kpmc_mm_poll_start(void (*fn)(void), unsigned int period_ms, bool every_cpu
 	schedule_delayed_work(&poll_work, poll_jiffies);
 }
 
-void kpmc_mm_poll_stop(void)
+void kpmc_monmod_poll_stop(void)
 {
 	cancel_delayed_work_sync(&poll_work);
 }
 
-void kpmc_mm_on_each_cpu(void (*fn)(void))
+void kpmc_monmod_on_each_cpu(void (*fn)(void))
 {
 	on_each_cpu(call_fn, fn, 1);
 }
@@ -121,7 +121,7 @@ void kpmc_mm_on_each_cpu(void (*fn)(void))
  * (it can be mounted once). Read without sb_lock: a mount racing with this
  * check is not caught, which doc/monitoring-modules.md says.
  */
-bool kpmc_mm_resctrl_mounted(void)
+bool kpmc_monmod_resctrl_mounted(void)
 {
 	struct file_system_type *fs = get_fs_type("resctrl");
 	bool mounted;

@@ -3,15 +3,17 @@
  * Monitoring modules: the one ops struct through which a module sees a
  * thread's samples and adds metrics and virtual counters to its records.
  * Exactly one module is active; /proc/kpmc/mm_manager switches it.
+ * "monmod" in names: a monitoring module ("mm" is PMCTrack's word, kept
+ * in the /proc file's name; in a kernel tree it reads as memory management).
  */
-#ifndef KPMC_MM_H
-#define KPMC_MM_H
+#ifndef KPMC_MONMOD_H
+#define KPMC_MONMOD_H
 
 #include "config.h"
 
 #define KPMC_MAX_VIRT	8
 /* Per-thread state a module may keep (zeroed when the active module changes). */
-#define KPMC_MM_SCRATCH	8
+#define KPMC_MONMOD_SCRATCH	8
 
 struct task_struct;
 
@@ -75,6 +77,6 @@ struct kpmc_monitoring_module {
 };
 
 /* Modules built into kpmc, NULL-terminated (modules/registry.c). */
-extern const struct kpmc_monitoring_module *const kpmc_mm_table[];
+extern const struct kpmc_monitoring_module *const kpmc_monmod_table[];
 
-#endif /* KPMC_MM_H */
+#endif /* KPMC_MONMOD_H */

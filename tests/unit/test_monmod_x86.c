@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "msr_model.h"
-#include "mm_x86.h"
+#include "monmod_x86.h"
 
 static char why[KPMC_ERR_MAX];
 static int task_a, task_b, task_c, task_d;
@@ -23,10 +23,10 @@ static int task_a, task_b, task_c, task_d;
 /* A thread's state in the active module, as the core keeps it. */
 struct thr {
 	struct task_struct *task;
-	u64 scratch[KPMC_MM_SCRATCH];
+	u64 scratch[KPMC_MONMOD_SCRATCH];
 };
 
-static const struct kpmc_monitoring_module *mm;
+static const struct kpmc_monitoring_module *monmod;
 
 static int avail(const struct kpmc_monitoring_module *mod)
 {
@@ -38,13 +38,13 @@ static void start(struct thr *t, struct task_struct *task)
 {
 	memset(t, 0, sizeof(*t));
 	t->task = task;
-	if (mm->thread_start)
-		mm->thread_start(task, t->scratch);
+	if (monmod->thread_start)
+		monmod->thread_start(task, t->scratch);
 }
 
 static void sw(struct thr *out, struct thr *in)
 {
-	mm->on_switch(out ? out->task : NULL, out ? out->scratch : NULL,
+	monmod->on_switch(out ? out->task : NULL, out ? out->scratch : NULL,
 		      in ? in->task : NULL, in ? in->scratch : NULL);
 }
 
@@ -61,14 +61,14 @@ static u32 sample(struct thr *t, bool last, u64 virt[KPMC_MAX_VIRT])
 	s.task = t->task;
 	s.scratch = t->scratch;
 	s.last = last;
-	mm->on_sample(&s);
+	monmod->on_sample(&s);
 	return s.virt_mask;
 }
 
 static void use(enum model_kind kind, const struct kpmc_monitoring_module *mod)
 {
 	model_init(kind);
-	mm = mod;
+	monmod = mod;
 }
 
 /* ---- RAPL ---- */
@@ -76,16 +76,16 @@ static void use(enum model_kind kind, const struct kpmc_monitoring_module *mod)
 static void test_rapl_reasons(void **state)
 {
 	(void)state;
-	use(MODEL_QEMU_TCG, &kpmc_mm_rapl);
-	assert_int_equal(avail(&kpmc_mm_rapl), -ENODEV);
+	use(MODEL_QEMU_TCG, &kpmc_monmod_rapl);
+	assert_int_equal(avail(&kpmc_monmod_rapl), -ENODEV);
 	assert_string_equal(why,
 			    "no RAPL: MSR_RAPL_POWER_UNIT (0x606) reads 0 (an emulated CPU without RAPL?)");
-	use(MODEL_INTEL_NOPMU, &kpmc_mm_rapl);
-	assert_int_equal(avail(&kpmc_mm_rapl), -ENODEV);
+	use(MODEL_INTEL_NOPMU, &kpmc_monmod_rapl);
+	assert_int_equal(avail(&kpmc_monmod_rapl), -ENODEV);
 	assert_string_equal(why, "no RAPL: MSR_RAPL_POWER_UNIT (0x606) not readable");
 	assert_int_equal(m.msr_faults, 1);
-	use(MODEL_AMD_LEGACY, &kpmc_mm_rapl);
-	assert_int_equal(avail(&kpmc_mm_rapl), -ENODEV);
+	use(MODEL_AMD_LEGACY, &kpmc_monmod_rapl);
+	assert_int_equal(avail(&kpmc_monmod_rapl), -ENODEV);
 	assert_string_equal(why, "no RAPL: MSR_RAPL_POWER_UNIT (0xc0010299) not readable");
 }
 
@@ -95,9 +95,9 @@ static void test_rapl_client_domains_and_units(void **state)
 	u64 v[KPMC_MAX_VIRT];
 
 	(void)state;
-	use(MODEL_SKYLAKE, &kpmc_mm_rapl);
-	assert_int_equal(avail(&kpmc_mm_rapl), 0);
-	assert_int_equal(mm->activate(), 0);
+	use(MODEL_SKYLAKE, &kpmc_monmod_rapl);
+	assert_int_equal(avail(&kpmc_monmod_rapl), 0);
+	assert_int_equal(monmod->activate(), 0);
 	assert_int_equal(m.msr_faults, 0);
 	/* esu 14: a wrap is 2^18 J, 262 s at 1 kW; polled at the 60 s cap. */
 	assert_int_equal(m.poll_ms, 60000);
@@ -120,7 +120,7 @@ static void test_rapl_client_domains_and_units(void **state)
 	assert_int_equal(sample(&a, false, v), 0x1f);
 	assert_int_equal(v[0], 10009);
 	assert_int_equal(v[1], 0);
-	mm->deactivate();
+	monmod->deactivate();
 	assert_null(m.poll);
 }
 
@@ -130,8 +130,8 @@ static void test_rapl_server_dram_unit(void **state)
 	u64 v[KPMC_MAX_VIRT];
 
 	(void)state;
-	use(MODEL_SKX, &kpmc_mm_rapl);
-	assert_int_equal(mm->activate(), 0);
+	use(MODEL_SKX, &kpmc_monmod_rapl);
+	assert_int_equal(monmod->activate(), 0);
 	/* Only the domains Skylake-SP has are probed: no #GP on PP0/PP1/psys. */
 	assert_int_equal(m.msr_faults, 0);
 	/* DRAM in 2^-16 J: a wrap is 65,536 J, 65.5 s at 1 kW; half of it. */
@@ -143,7 +143,7 @@ static void test_rapl_server_dram_unit(void **state)
 	assert_int_equal(sample(&a, true, v), 1u << RAPL_PKG | 1u << RAPL_DRAM);
 	assert_int_equal(v[0], 1000000);
 	assert_int_equal(v[3], 1000000);
-	mm->deactivate();
+	monmod->deactivate();
 }
 
 static void test_rapl_wrap_and_polls(void **state)
@@ -153,9 +153,9 @@ static void test_rapl_wrap_and_polls(void **state)
 	int i;
 
 	(void)state;
-	use(MODEL_SKYLAKE, &kpmc_mm_rapl);
+	use(MODEL_SKYLAKE, &kpmc_monmod_rapl);
 	m.energy[0][RAPL_PKG] = 0xfffff000;	/* 4096 units before the wrap */
-	assert_int_equal(mm->activate(), 0);
+	assert_int_equal(monmod->activate(), 0);
 	start(&a, TASK(task_a));
 	sw(NULL, &a);
 	m.energy[0][RAPL_PKG] += 0x2000;	/* wraps */
@@ -172,11 +172,11 @@ static void test_rapl_wrap_and_polls(void **state)
 	sample(&a, false, v);
 	assert_int_equal(v[0], (units * 1000000) >> 14);
 	/* A finer unit wraps sooner: esu 20 wraps 4,096 J, 4.1 s at 1 kW; polled at 2 s. */
-	mm->deactivate();
+	monmod->deactivate();
 	m.rapl_unit = 0x000a1403;
-	assert_int_equal(mm->activate(), 0);
+	assert_int_equal(monmod->activate(), 0);
 	assert_int_equal(m.poll_ms, 2048);
-	mm->deactivate();
+	monmod->deactivate();
 }
 
 static void test_rapl_only_while_on_cpu(void **state)
@@ -185,8 +185,8 @@ static void test_rapl_only_while_on_cpu(void **state)
 	u64 v[KPMC_MAX_VIRT];
 
 	(void)state;
-	use(MODEL_SKYLAKE, &kpmc_mm_rapl);
-	assert_int_equal(mm->activate(), 0);
+	use(MODEL_SKYLAKE, &kpmc_monmod_rapl);
+	assert_int_equal(monmod->activate(), 0);
 	start(&a, TASK(task_a));
 	start(&b, TASK(task_b));
 	sw(NULL, &a);
@@ -202,7 +202,7 @@ static void test_rapl_only_while_on_cpu(void **state)
 	assert_int_equal(v[0], (107ULL * 1000000) >> 14);
 	sample(&b, true, v);
 	assert_int_equal(v[0], (1000ULL * 1000000) >> 14);
-	mm->deactivate();
+	monmod->deactivate();
 }
 
 static void test_rapl_amd(void **state)
@@ -211,10 +211,10 @@ static void test_rapl_amd(void **state)
 	u64 v[KPMC_MAX_VIRT];
 
 	(void)state;
-	use(MODEL_ZEN1, &kpmc_mm_rapl);
+	use(MODEL_ZEN1, &kpmc_monmod_rapl);
 	m.nr_cpus = 2, m.cpus_per_pkg = 2;
-	assert_int_equal(avail(&kpmc_mm_rapl), 0);
-	assert_int_equal(mm->activate(), 0);
+	assert_int_equal(avail(&kpmc_monmod_rapl), 0);
+	assert_int_equal(monmod->activate(), 0);
 	/* The core domain is per core: every CPU is polled. */
 	assert_true(m.poll_every_cpu);
 	assert_int_equal(m.msr_faults, 0);
@@ -228,7 +228,7 @@ static void test_rapl_amd(void **state)
 	assert_int_equal(v[0], 2000000);
 	assert_int_equal(v[1], 1000000);
 	m.cpu = 0;
-	mm->deactivate();
+	monmod->deactivate();
 }
 
 /* ---- CMT/MBM ---- */
@@ -236,19 +236,19 @@ static void test_rapl_amd(void **state)
 static void test_cmt_reasons(void **state)
 {
 	(void)state;
-	use(MODEL_QEMU_TCG, &kpmc_mm_cmt);
-	assert_int_equal(avail(&kpmc_mm_cmt), -ENODEV);
+	use(MODEL_QEMU_TCG, &kpmc_monmod_cmt);
+	assert_int_equal(avail(&kpmc_monmod_cmt), -ENODEV);
 	assert_string_equal(why, "no CMT: CPUID.(EAX=7,ECX=0):EBX[12] (PQM) is 0");
-	use(MODEL_ZEN1, &kpmc_mm_cmt);
-	assert_int_equal(avail(&kpmc_mm_cmt), -ENODEV);
+	use(MODEL_ZEN1, &kpmc_monmod_cmt);
+	assert_int_equal(avail(&kpmc_monmod_cmt), -ENODEV);
 	assert_string_equal(why, "no CMT: CPUID.(EAX=7,ECX=0):EBX[12] (PQM) is 0");
-	use(MODEL_SKX, &kpmc_mm_cmt);
-	assert_int_equal(avail(&kpmc_mm_cmt), 0);
+	use(MODEL_SKX, &kpmc_monmod_cmt);
+	assert_int_equal(avail(&kpmc_monmod_cmt), 0);
 	m.resctrl_mounted = true;
-	assert_int_equal(avail(&kpmc_mm_cmt), -EBUSY);
+	assert_int_equal(avail(&kpmc_monmod_cmt), -EBUSY);
 	assert_string_equal(why,
 			    "resctrl is mounted: the kernel's resctrl owns the RMIDs (umount it first)");
-	assert_int_equal(mm->activate(), -EBUSY);
+	assert_int_equal(monmod->activate(), -EBUSY);
 }
 
 static void test_cmt_rmids_switch_and_exhaustion(void **state)
@@ -257,8 +257,8 @@ static void test_cmt_rmids_switch_and_exhaustion(void **state)
 	u64 v[KPMC_MAX_VIRT];
 
 	(void)state;
-	use(MODEL_SKX, &kpmc_mm_cmt);
-	assert_int_equal(mm->activate(), 0);
+	use(MODEL_SKX, &kpmc_monmod_cmt);
+	assert_int_equal(monmod->activate(), 0);
 	start(&a, TASK(task_a));
 	start(&b, TASK(task_b));
 	start(&c, TASK(task_c));
@@ -280,7 +280,7 @@ static void test_cmt_rmids_switch_and_exhaustion(void **state)
 	/* d's records: its RMID (none), no cache or bandwidth values. */
 	assert_int_equal(sample(&d, false, v), 1u << 3);
 	assert_int_equal(v[3], 0);
-	mm->deactivate();
+	monmod->deactivate();
 }
 
 static void test_cmt_upscale_bits_and_mbm_wrap(void **state)
@@ -291,10 +291,10 @@ static void test_cmt_upscale_bits_and_mbm_wrap(void **state)
 	int i;
 
 	(void)state;
-	use(MODEL_SKX, &kpmc_mm_cmt);
+	use(MODEL_SKX, &kpmc_monmod_cmt);
 	for (r = 0; r < 4; r++)
 		m.mbm[0][r][0] = 0xffff00;	/* 256 before the 24-bit wrap */
-	assert_int_equal(mm->activate(), 0);
+	assert_int_equal(monmod->activate(), 0);
 	start(&a, TASK(task_a));
 	r = a.scratch[0];
 	sw(NULL, &a);
@@ -326,7 +326,7 @@ static void test_cmt_upscale_bits_and_mbm_wrap(void **state)
 	}
 	sample(&a, false, v);
 	assert_int_equal(v[1], 4ULL * 0xf00000 * 65536);
-	mm->deactivate();
+	monmod->deactivate();
 	assert_int_equal(m.pqr[0], 0);
 }
 
@@ -337,11 +337,11 @@ static void test_cmt_limbo(void **state)
 	u32 r;
 
 	(void)state;
-	use(MODEL_SKX, &kpmc_mm_cmt);
+	use(MODEL_SKX, &kpmc_monmod_cmt);
 	m.nr_pkgs = 2, m.nr_cpus = 2;
 	/* RMID 3 still holds lines from before: not handed out at first. */
 	m.occ[1][3] = 100;
-	assert_int_equal(mm->activate(), 0);
+	assert_int_equal(monmod->activate(), 0);
 	start(&a, TASK(task_a));
 	start(&b, TASK(task_b));
 	start(&c, TASK(task_c));
@@ -376,7 +376,7 @@ static void test_cmt_limbo(void **state)
 	assert_int_equal(d.scratch[0], r);
 	assert_int_equal(m.pqr[0], r);
 	(void)b;
-	mm->deactivate();
+	monmod->deactivate();
 }
 
 int main(void)
