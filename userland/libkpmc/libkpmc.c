@@ -21,6 +21,7 @@
 
 #include "attrib.h"
 #include "common/kpmc_proc.h"
+#include "common/growarray.h"
 #include "fastread.h"
 #include "foldtrace_write.h"
 #include "memsample.h"
@@ -406,15 +407,8 @@ static struct kpmc_lib_stream *stream_of(uint32_t tid)
 	for (i = 0; i < nstreams; i++)
 		if (streams[i].tid == tid)
 			return &streams[last = i];
-	if (nstreams == streams_cap) {
-		size_t cap = streams_cap ? 2 * streams_cap : 16;
-		struct kpmc_lib_stream *n = realloc(streams, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		streams = n;
-		streams_cap = cap;
-	}
+	if (grow_array((void **)&streams, &streams_cap, nstreams + 1, sizeof(*streams), 16))
+		return NULL;
 	memset(&streams[nstreams], 0, sizeof(streams[0]));
 	streams[nstreams].tid = tid;
 	return &streams[last = nstreams++];
@@ -448,27 +442,12 @@ static void take_record(const struct kpmc_record *r)
 	stats.samples++;
 	if (!keyed)
 		stats.unattributable++;
-	if (nsamples == samples_cap) {
-		size_t cap = samples_cap ? 2 * samples_cap : 256;
-		struct kpmc_sample *n = realloc(samples, cap * sizeof(*n));
-
-		if (!n) {
-			/* Counted, not kept: like a lost record, said in the stats. */
-			stats.unattributable++;
-			return;
-		}
-		samples = n;
-		samples_cap = cap;
-	}
-	if (fold_keep && nsamples == fold_pts_cap) {
-		struct kpmc_lib_fold_point *n = realloc(fold_pts, samples_cap * sizeof(*n));
-
-		if (!n) {
-			stats.unattributable++;
-			return;
-		}
-		fold_pts = n;
-		fold_pts_cap = samples_cap;
+	/* Out of memory: counted, not kept, like a lost record, said in the stats. */
+	if (grow_array((void **)&samples, &samples_cap, nsamples + 1, sizeof(*samples), 256) ||
+	    (fold_keep && grow_array((void **)&fold_pts, &fold_pts_cap, nsamples + 1,
+				     sizeof(*fold_pts), 256))) {
+		stats.unattributable++;
+		return;
 	}
 	if (fold_keep) {
 		struct kpmc_lib_fold_point *fp = &fold_pts[nsamples];
@@ -948,15 +927,8 @@ static void add_fold_inv(struct region *g, const struct kpmc_counts *at,
 	unsigned int s, nr = at->nr_sets < c->nr_sets ? at->nr_sets : c->nr_sets, i;
 	int set;
 
-	if (g->nfi == g->fi_cap) {
-		size_t cap = g->fi_cap ? 2 * g->fi_cap : 64;
-
-		v = realloc(g->fi, cap * sizeof(*v));
-		if (!v)
-			return;
-		g->fi = v;
-		g->fi_cap = cap;
-	}
+	if (grow_array((void **)&g->fi, &g->fi_cap, g->nfi + 1, sizeof(*g->fi), 64))
+		return;
 	if (nr > KPMC_LIB_SETS)
 		nr = KPMC_LIB_SETS;
 	for (s = 0; s < nr; s++) {
@@ -985,15 +957,8 @@ static void add_interval(struct region *g, uint64_t begin, uint64_t end)
 {
 	struct kpmc_lib_interval *iv;
 
-	if (g->niv == g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 64;
-
-		iv = realloc(g->iv, cap * sizeof(*iv));
-		if (!iv)
-			return;
-		g->iv = iv;
-		g->cap = cap;
-	}
+	if (grow_array((void **)&g->iv, &g->cap, g->niv + 1, sizeof(*g->iv), 64))
+		return;
 	iv = &g->iv[g->niv++];
 	iv->tid = gettid_cached();
 	iv->begin = begin;
