@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pmdakpmc's attached threads and retries (see pmda_attach.h). */
 #include "pmda_attach.h"
+#include "common/growarray.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -45,15 +46,8 @@ void kpmc_pmda_attach_begin(struct kpmc_pmda_attach *a)
 
 static void keep(struct kpmc_pmda_attach *a, pid_t pid, pid_t tid, unsigned long long start)
 {
-	if (a->nnext == a->cap_next) {
-		size_t cap = a->cap_next ? a->cap_next * 2 : 256;
-		struct kpmc_pmda_attached *v = realloc(a->next, cap * sizeof(*v));
-
-		if (!v)
-			return;	/* forgotten: tried again next scan ("already monitored" then) */
-		a->next = v;
-		a->cap_next = cap;
-	}
+	if (grow_array((void **)&a->next, &a->cap_next, a->nnext + 1, sizeof(*a->next), 256))
+		return;	/* forgotten: tried again next scan ("already monitored" then) */
 	a->next[a->nnext++] = (struct kpmc_pmda_attached){ .tid = tid, .pid = pid, .start = start };
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pmdakpmc's totals from a session's records (see pmda_counts.h). */
 #include "pmda_counts.h"
+#include "common/growarray.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,15 +59,8 @@ struct kpmc_pmda_task *kpmc_pmda_counts_find(struct kpmc_pmda_task_table *t, uin
 /* Room for one more task, in the array and (at most half full) in the index. */
 static int table_reserve(struct kpmc_pmda_task_table *t)
 {
-	if (t->n == t->cap) {
-		unsigned int cap = t->cap ? t->cap * 2 : 64;
-		struct kpmc_pmda_task *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (grow_array((void **)&t->v, &t->cap, (size_t)t->n + 1, sizeof(*t->v), 64))
+		return -1;
 	if (2 * (t->n + 1) > t->index_cap && index_rebuild(t, t->n + 1))
 		return -1;
 	return 0;
@@ -315,7 +309,8 @@ static int table_copy(struct kpmc_pmda_task_table *dst, const struct kpmc_pmda_t
 		memcpy(v, src->v, src->n * sizeof(*v));
 	}
 	dst->v = v;
-	dst->n = dst->cap = src->n;
+	dst->n = src->n;
+	dst->cap = src->n;
 	if (index_rebuild(dst, dst->n)) {
 		free(v);
 		dst->v = NULL;

@@ -44,7 +44,8 @@ struct kpmc_pmda_task {
  */
 struct kpmc_pmda_task_table {
 	struct kpmc_pmda_task *v;
-	unsigned int n, cap;
+	unsigned int n;
+	size_t cap;
 	uint32_t *index;		/* open addressing: slot + 1, 0 empty; at most half full */
 	unsigned int index_cap;		/* a power of two */
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Processes the configuration selects, found in /proc (see pmda_scan.h). */
 #include "pmda_scan.h"
+#include "common/growarray.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -338,15 +339,9 @@ static void cgroup_of(const char *proc, pid_t pid, struct kpmc_pmda_scan_cache *
 		if (read_cgroup(proc, pid, info))
 			info->cgroup[0] = info->job[0] = info->step[0] = '\0';
 		if (!e) {
-			if (cache->n == cache->cap) {
-				unsigned int cap = cache->cap ? cache->cap * 2 : 64;
-				struct kpmc_pmda_scan_entry *v = realloc(cache->v, cap * sizeof(*v));
-
-				if (!v)
-					return;	/* not cached: read again next time */
-				cache->v = v;
-				cache->cap = cap;
-			}
+			if (grow_array((void **)&cache->v, &cache->cap, (size_t)cache->n + 1,
+				       sizeof(*cache->v), 64))
+				return;	/* not cached: read again next time */
 			memmove(&cache->v[at + 1], &cache->v[at], (cache->n - at) * sizeof(*e));
 			cache->n++;
 			e = &cache->v[at];

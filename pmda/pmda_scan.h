@@ -43,7 +43,8 @@ struct kpmc_pmda_scan_entry {
 
 struct kpmc_pmda_scan_cache {
 	struct kpmc_pmda_scan_entry *v;	/* sorted by pid */
-	unsigned int n, cap;
+	unsigned int n;
+	size_t cap;
 	unsigned int gen;
 };
 

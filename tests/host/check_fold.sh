@@ -41,7 +41,7 @@ SLOW_CALLS="50 151 252 353 454"
 # (fold_compensate.c; the coarse run is the fine one's reference and back).
 comp=$(mktemp -d)
 trap 'rm -rf "$comp"' EXIT
-gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$comp/fold_compensate" \
+gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$top/userland" -o "$comp/fold_compensate" \
 	"$top/tests/host/fold_compensate.c" "$top/userland/fold/foldtrace.c" -lgsl -lgslcblas -lm \
 	>"${prefix}_compensate.err" 2>&1 &&
 	"$comp/fold_compensate" "$USER_CTR" "$fine" "$comp/fine.txt" "$coarse" \

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "plotcmd.h"
 #include "common/gnuplot_quote.h"
+#include "common/growarray.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -64,15 +65,8 @@ static struct series *thread_series(struct plot *p, uint32_t pid, uint32_t tid)
 	for (size_t i = 0; i < p->ns; i++)
 		if (p->s[i].tid == tid && p->s[i].pid == pid)
 			return &p->s[i];
-	if (p->ns == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 16;
-		struct series *s = realloc(p->s, cap * sizeof(*s));
-
-		if (!s)
-			return NULL;
-		p->s = s;
-		p->cap = cap;
-	}
+	if (grow_array((void **)&p->s, &p->cap, p->ns + 1, sizeof(*p->s), 16))
+		return NULL;
 	memset(&p->s[p->ns], 0, sizeof(p->s[0]));
 	p->s[p->ns].pid = pid;
 	p->s[p->ns].tid = tid;
@@ -113,15 +107,8 @@ static int add_record(struct plot *p, const struct kpmc_record *rec)
 		if (kpmc_mexpr_eval_lookup(p->m[i].expr, record_lookup, (void *)rec, &pt.v[i], err,
 					   sizeof(err)))
 			pt.v[i] = NAN;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct point *pts = realloc(s->pts, cap * sizeof(*pts));
-
-		if (!pts)
-			return -1;
-		s->pts = pts;
-		s->cap = cap;
-	}
+	if (grow_array((void **)&s->pts, &s->cap, s->n + 1, sizeof(*s->pts), 64))
+		return -1;
 	s->pts[s->n++] = pt;
 	return 0;
 }

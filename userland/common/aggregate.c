@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "aggregate.h"
+#include "growarray.h"
 #include "record_format.h"
 #include "textput.h"
 
@@ -23,15 +24,8 @@ static struct kpmc_thread_total *find_or_insert(struct kpmc_totals *t, uint32_t 
 		else
 			hi = mid;
 	}
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		struct kpmc_thread_total *n = realloc(t->threads, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		t->threads = n;
-		t->cap = cap;
-	}
+	if (grow_array((void **)&t->threads, &t->cap, t->nr + 1, sizeof(*t->threads), 16))
+		return NULL;
 	memmove(&t->threads[lo + 1], &t->threads[lo], (t->nr - lo) * sizeof(t->threads[0]));
 	memset(&t->threads[lo], 0, sizeof(t->threads[0]));
 	t->threads[lo].pid = pid;

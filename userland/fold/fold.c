@@ -16,6 +16,7 @@
  * phase narrower than a minimum width (BSC's tool calls R's strucchange).
  */
 #include "fold.h"
+#include "common/growarray.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -85,7 +86,7 @@ static double median_of(double *v, size_t n)
 
 struct fit_work {
 	double *bx, *by, *bw;	/* pooled blocks, then the interpolant's nodes */
-	size_t cap;
+	size_t capx, capy, capw;
 };
 
 /*
@@ -100,22 +101,11 @@ static int fit_curve(const struct kpmc_fold_point *p, const double *w, size_t n,
 	gsl_interp *interp;
 	gsl_interp_accel *acc;
 
-	if (fw->cap < n + 2) {
-		double *bx = realloc(fw->bx, (n + 2) * sizeof(double));
-
-		if (!bx)
-			return -1;
-		fw->bx = bx;
-		bx = realloc(fw->by, (n + 2) * sizeof(double));
-		if (!bx)
-			return -1;
-		fw->by = bx;
-		bx = realloc(fw->bw, (n + 2) * sizeof(double));
-		if (!bx)
-			return -1;
-		fw->bw = bx;
-		fw->cap = n + 2;
-	}
+	/* n blocks at most, the anchors (0,0) and (1,1) besides. */
+	if (grow_array((void **)&fw->bx, &fw->capx, n + 2, sizeof(*fw->bx), 64) ||
+	    grow_array((void **)&fw->by, &fw->capy, n + 2, sizeof(*fw->by), 64) ||
+	    grow_array((void **)&fw->bw, &fw->capw, n + 2, sizeof(*fw->bw), 64))
+		return -1;
 	/* Node 0 is the anchor (0,0); blocks follow (sums of w*x, w*y, w). */
 	fw->bx[0] = 0;
 	fw->by[0] = 0;

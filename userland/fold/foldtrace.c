@@ -6,6 +6,7 @@
  * the token, since a fold of a half-understood trace would plot nonsense.
  */
 #include "foldtrace.h"
+#include "common/growarray.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -46,18 +47,10 @@ static int oom(struct parser *p)
 	return -1;
 }
 
+/* Room for element n of *arr; on failure the parser's error says so. */
 static int grow(struct parser *p, void **arr, size_t *cap, size_t n, size_t size)
 {
-	void *m;
-
-	if (n < *cap)
-		return 0;
-	*cap = *cap ? *cap * 2 : 64;
-	m = realloc(*arr, *cap * size);
-	if (!m)
-		return oom(p);
-	*arr = m;
-	return 0;
+	return grow_array(arr, cap, n + 1, size, 64) ? oom(p) : 0;
 }
 
 /* A decimal number with no sign, no leading '+', no spaces, and that fits. */

@@ -1,6 +1,8 @@
-# libkpmc/: self-monitoring (regions, samples, memory samples, the fold
-# trace, function regions), header in include/, exports in libkpmc.map;
-# with it, what it uses of common/ and metrics/.
+# libkpmc/: self-monitoring (the session, the counters' reads, regions, the
+# session's records and samples, memory samples, the fold trace, function
+# regions; libkpmc_internal.h says which file does what), header in
+# include/, exports in libkpmc.map; with it, what it uses of common/ and
+# metrics/.
 LIBKPMC_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
 LIBKPMC_OWN_SRCS := $(wildcard $(LIBKPMC_DIR)*.c)
 LIBKPMC_SRCS := $(LIBKPMC_OWN_SRCS) $(addprefix $(COMMON_DIR),eventspec.c pfm_events.c memaccess.c kpmc_proc.c) \

@@ -2,9 +2,10 @@
 /*
  * The fold trace (kpmc_fold_trace_write, read by kpmc fold): every ended
  * invocation of every region with its counts, and every sample inside one
- * with its counts from the invocation's begin. Pure: libkpmc.c keeps the
- * data (under its locks) and hands a snapshot to kpmc_lib_fold_write; the unit
- * tests call it the same way. Format, one record per line:
+ * with its counts from the invocation's begin. Pure: regions.c and records.c
+ * keep the data (under their locks), records.c hands a snapshot to
+ * kpmc_lib_fold_write; the unit tests call it the same way. Format, one
+ * record per line:
  *
  *	kpmc-fold 1
  *	counter SET PMC NAME

@@ -16,7 +16,7 @@
 
 /* Hooks and everything they call: never instrumented, whatever the flags. */
 #define NO_INSTR __attribute__((no_instrument_function))
-/* As libkpmc.c: one load off the thread pointer, no __tls_get_addr. */
+/* As readpath.c: one load off the thread pointer, no __tls_get_addr. */
 #define FR_TLS __thread __attribute__((tls_model("initial-exec")))
 
 static int NO_INSTR is_ident_start(char c)

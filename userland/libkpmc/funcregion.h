@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define KPMC_LIB_FUNC_MAX	32	/* functions listed */
-#define KPMC_LIB_FUNC_NAME	48	/* a region name's bytes, its NUL included (libkpmc.c) */
+#define KPMC_LIB_FUNC_NAME	48	/* a region name's bytes, its NUL included (KPMC_LIB_NAME_LEN) */
 #define KPMC_LIB_FUNC_ADDRS	128	/* addresses: a name may have clones or static twins */
 
 /*
@@ -45,7 +45,7 @@ int kpmc_lib_func_resolve(const char *path, uintptr_t bias, char names[][KPMC_LI
 			  int n, struct kpmc_lib_func_addr *out, int cap, char *why, size_t len);
 
 /*
- * libkpmc.c's kpmc_start: KPMC_FOLD_FUNCTIONS' functions resolved in the
+ * session.c's kpmc_start: KPMC_FOLD_FUNCTIONS' functions resolved in the
  * running executable and the hooks armed, the first time (later calls: 0).
  * 0 when the variable is unset or empty, or -errno with why.
  */

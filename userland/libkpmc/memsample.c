@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "memsample.h"
 #include "common/memaccess.h"
+#include "common/growarray.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -151,16 +152,8 @@ void kpmc_lib_mem_take(const struct kpmc_record *r, uint64_t time_ns)
 	s.time_ns = time_ns;
 	if (s.flags & KPMC_MEM_F_ADDR)
 		attribute(&s);
-	if (nkept == kept_cap) {
-		size_t cap = kept_cap ? 2 * kept_cap : 256;
-		struct kpmc_mem_sample *n = realloc(kept, cap * sizeof(*n));
-
-		if (n) {
-			kept = n;
-			kept_cap = cap;
-		}
-	}
-	if (nkept < kept_cap)
+	/* Out of memory: not kept, still handed to the handler. */
+	if (!grow_array((void **)&kept, &kept_cap, nkept + 1, sizeof(*kept), 256))
 		kept[nkept++] = s;
 	pthread_mutex_lock(&handler_lock);
 	fn = handler;

@@ -2,7 +2,7 @@
 /*
  * libkpmc's memory samples (memsample.c): registered data objects, the
  * attribution of a sample's address to an object and its multi-dimensional
- * index, the samples kept, the Mitos-style CSV. libkpmc.c hands it the
+ * index, the samples kept, the Mitos-style CSV. records.c hands it the
  * session's MEM records.
  */
 #ifndef KPMC_LIB_MEMSAMPLE_H

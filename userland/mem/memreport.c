@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "memreport.h"
 #include "common/elfsyms.h"
+#include "common/growarray.h"
 #include "common/memaccess.h"
 #include "memtopo.h"
 
@@ -57,15 +58,8 @@ void kpmc_memrep_free(struct kpmc_memrep *m)
 
 int kpmc_memrep_add(struct kpmc_memrep *m, const struct kpmc_record *rec)
 {
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 1024;
-		struct kpmc_record *r = realloc(m->recs, cap * sizeof(*r));
-
-		if (!r)
-			return -1;
-		m->recs = r;
-		m->cap = cap;
-	}
+	if (grow_array((void **)&m->recs, &m->cap, m->n + 1, sizeof(*m->recs), 1024))
+		return -1;
 	m->recs[m->n++] = *rec;
 	return 0;
 }

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/growarray.h"
+
 #define FRAME_HEIGHT	16.0	/* points per stack level */
 #define MARGIN		10.0
 #define TITLE_SPACE	44.0	/* title and subtitle above the graph */
@@ -77,15 +79,8 @@ static struct node *child(struct node *n, const char *name, size_t len)
 	for (i = 0; i < n->nkids; i++)
 		if (!strncmp(n->kids[i]->name, name, len) && !n->kids[i]->name[len])
 			return n->kids[i];
-	if (n->nkids == n->cap) {
-		size_t cap = n->cap ? 2 * n->cap : 4;
-		struct node **k = realloc(n->kids, cap * sizeof(*k));
-
-		if (!k)
-			return NULL;
-		n->kids = k;
-		n->cap = cap;
-	}
+	if (grow_array((void **)&n->kids, &n->cap, n->nkids + 1, sizeof(*n->kids), 4))
+		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c || !(c->name = strndup(name, len))) {
 		free(c);
@@ -238,16 +233,9 @@ static void draw_frame(struct graph *g, const struct node *n, double x, unsigned
 		cairo_move_to(g->cr, x + 3, y + FRAME_HEIGHT - 4.5);
 		cairo_show_text(g->cr, text);
 	}
-	if (g->nhovers == g->caphovers) {
-		size_t cap = g->caphovers ? 2 * g->caphovers : 256;
-		struct hover *h = realloc(g->hovers, cap * sizeof(*h));
-
-		if (!h) {
-			g->failed = 1;
-			return;
-		}
-		g->hovers = h;
-		g->caphovers = cap;
+	if (grow_array((void **)&g->hovers, &g->caphovers, g->nhovers + 1, sizeof(*g->hovers), 256)) {
+		g->failed = 1;
+		return;
 	}
 	g->hovers[g->nhovers++] = (struct hover){ x, y, w, n };
 	for (i = 0; i < n->nkids; i++) {
@@ -260,19 +248,9 @@ static cairo_status_t to_buffer(void *closure, const unsigned char *data, unsign
 {
 	struct buffer *b = closure;
 
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 65536;
-		char *p;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		p = realloc(b->data, cap);
-		if (!p) {
-			b->failed = 1;
-			return CAIRO_STATUS_WRITE_ERROR;
-		}
-		b->data = p;
-		b->cap = cap;
+	if (grow_array((void **)&b->data, &b->cap, b->len + len, 1, 65536)) {
+		b->failed = 1;
+		return CAIRO_STATUS_WRITE_ERROR;
 	}
 	memcpy(b->data + b->len, data, len);
 	b->len += len;

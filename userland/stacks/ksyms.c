@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "ksyms.h"
+#include "common/growarray.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,15 +39,8 @@ int kpmc_ksyms_add(struct kpmc_ksyms *k, uint64_t start, uint64_t end, const cha
 {
 	struct kpmc_ksym *s;
 
-	if (k->nr == k->cap) {
-		size_t cap = k->cap ? 2 * k->cap : 1024;
-
-		s = realloc(k->syms, cap * sizeof(*s));
-		if (!s)
-			return -1;
-		k->syms = s;
-		k->cap = cap;
-	}
+	if (grow_array((void **)&k->syms, &k->cap, k->nr + 1, sizeof(*k->syms), 1024))
+		return -1;
 	s = &k->syms[k->nr];
 	s->start = start;
 	s->end = end;

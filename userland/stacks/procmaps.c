@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "procmaps.h"
 #include "common/elfsyms.h"
+#include "common/growarray.h"
 #include "stackline.h"
 
 #include <stdint.h>
@@ -91,15 +92,8 @@ int kpmc_procmaps_watch(struct kpmc_procmaps *pm, pid_t pid)
 
 	if (i < pm->nprocs && pm->procs[i].pid == pid)
 		return 0;
-	if (pm->nprocs == pm->capprocs) {
-		size_t cap = pm->capprocs ? 2 * pm->capprocs : 16;
-		struct proc *p = realloc(pm->procs, cap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		pm->procs = p;
-		pm->capprocs = cap;
-	}
+	if (grow_array((void **)&pm->procs, &pm->capprocs, pm->nprocs + 1, sizeof(*pm->procs), 16))
+		return -1;
 	memmove(&pm->procs[i + 1], &pm->procs[i], (pm->nprocs - i) * sizeof(pm->procs[0]));
 	memset(&pm->procs[i], 0, sizeof(pm->procs[i]));
 	pm->procs[i].pid = pid;
@@ -122,15 +116,8 @@ static const char *build_id_of(struct kpmc_procmaps *pm, const char *path)
 		    b->mtime.tv_nsec == st.st_mtim.tv_nsec && !strcmp(b->path, path))
 			return b->hex;
 	}
-	if (pm->nids == pm->capids) {
-		size_t cap = pm->capids ? 2 * pm->capids : 16;
-
-		b = realloc(pm->ids, cap * sizeof(*b));
-		if (!b)
-			return "";
-		pm->ids = b;
-		pm->capids = cap;
-	}
+	if (grow_array((void **)&pm->ids, &pm->capids, pm->nids + 1, sizeof(*pm->ids), 16))
+		return "";
 	b = &pm->ids[pm->nids];
 	b->path = strdup(path);
 	if (!b->path)
@@ -158,15 +145,8 @@ static int already_written(const struct proc *p, uint64_t start, uint64_t end, u
 
 static int remember(struct proc *p, uint64_t start, uint64_t end, uint64_t offset, const char *path)
 {
-	if (p->nw == p->capw) {
-		size_t cap = p->capw ? 2 * p->capw : 16;
-		struct written *w = realloc(p->w, cap * sizeof(*w));
-
-		if (!w)
-			return -1;
-		p->w = w;
-		p->capw = cap;
-	}
+	if (grow_array((void **)&p->w, &p->capw, p->nw + 1, sizeof(*p->w), 16))
+		return -1;
 	p->w[p->nw].path = strdup(path);
 	if (!p->w[p->nw].path)
 		return -1;

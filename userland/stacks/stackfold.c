@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "stackfold.h"
+#include "common/growarray.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -117,22 +118,6 @@ static uint64_t func_hash_at(const void *arr, size_t i)
 	return func_hash(fn->name, fn->object, fn->kernel);
 }
 
-static int grow_array(void **arr, size_t *cap, size_t nr, size_t size)
-{
-	void *p;
-	size_t c;
-
-	if (nr < *cap)
-		return 0;
-	c = *cap ? 2 * *cap : 256;
-	p = realloc(*arr, c * size);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
 static struct kpmc_fold_function *function_of(struct kpmc_fold *f, const struct kpmc_frame *fr)
 {
 	uint64_t h = func_hash(fr->name, fr->object, fr->kernel);
@@ -148,7 +133,7 @@ static struct kpmc_fold_function *function_of(struct kpmc_fold *f, const struct 
 		    !strcmp(fn->object, fr->object))
 			return fn;
 	}
-	if (grow_array((void **)&f->funcs, &f->cap_funcs, f->nfuncs, sizeof(*f->funcs)))
+	if (grow_array((void **)&f->funcs, &f->cap_funcs, f->nfuncs + 1, sizeof(*f->funcs), 256))
 		return NULL;
 	fn = &f->funcs[f->nfuncs];
 	memset(fn, 0, sizeof(*fn));
@@ -173,14 +158,8 @@ static int build_folded(struct kpmc_fold *f, const struct kpmc_frame *frames, un
 
 	for (i = 0; i < n; i++)
 		need += strlen(frames[i].name) + 5;
-	if (need > f->buf_cap) {
-		char *b = realloc(f->buf, need);
-
-		if (!b)
-			return -1;
-		f->buf = b;
-		f->buf_cap = need;
-	}
+	if (grow_array((void **)&f->buf, &f->buf_cap, need, 1, 256))
+		return -1;
 	for (i = 0; i < n; i++) {
 		const char *s;
 
@@ -214,7 +193,7 @@ static int count_stack(struct kpmc_fold *f)
 			return 0;
 		}
 	}
-	if (grow_array((void **)&f->stacks, &f->cap_stacks, f->nstacks, sizeof(*f->stacks)))
+	if (grow_array((void **)&f->stacks, &f->cap_stacks, f->nstacks + 1, sizeof(*f->stacks), 256))
 		return -1;
 	st = &f->stacks[f->nstacks];
 	st->folded = strdup(f->buf);

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "stackreport.h"
 #include "common/elfsyms.h"
+#include "common/growarray.h"
 #include "ksyms.h"
 #include "stackfold.h"
 #include "stackline.h"
@@ -73,15 +74,8 @@ static int add_file(struct report *r, const struct kpmc_map_line *m, size_t *idx
 			*idx = i;
 			return 0;
 		}
-	if (r->nfiles == r->capfiles) {
-		size_t cap = r->capfiles ? 2 * r->capfiles : 16;
-
-		f = realloc(r->files, cap * sizeof(*f));
-		if (!f)
-			return -1;
-		r->files = f;
-		r->capfiles = cap;
-	}
+	if (grow_array((void **)&r->files, &r->capfiles, r->nfiles + 1, sizeof(*r->files), 16))
+		return -1;
 	f = &r->files[r->nfiles];
 	memset(f, 0, sizeof(*f));
 	f->path = strdup(m->path);
@@ -97,15 +91,8 @@ static int add_mapping(struct report *r, const struct kpmc_map_line *m)
 {
 	struct mapping *mp;
 
-	if (r->nmaps == r->capmaps) {
-		size_t cap = r->capmaps ? 2 * r->capmaps : 64;
-
-		mp = realloc(r->maps, cap * sizeof(*mp));
-		if (!mp)
-			return -1;
-		r->maps = mp;
-		r->capmaps = cap;
-	}
+	if (grow_array((void **)&r->maps, &r->capmaps, r->nmaps + 1, sizeof(*r->maps), 64))
+		return -1;
 	mp = &r->maps[r->nmaps];
 	mp->pid = m->pid;
 	mp->start = m->start;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "topmodel.h"
+#include "common/growarray.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -12,15 +13,8 @@ static struct kpmc_top_row *row_of(struct kpmc_top *t, uint32_t pid, uint32_t ti
 	for (i = 0; i < t->nr; i++)
 		if (t->rows[i].tid == tid && t->rows[i].pid == pid)
 			return &t->rows[i];
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		struct kpmc_top_row *n = realloc(t->rows, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		t->rows = n;
-		t->cap = cap;
-	}
+	if (grow_array((void **)&t->rows, &t->cap, t->nr + 1, sizeof(*t->rows), 64))
+		return NULL;
 	memset(&t->rows[t->nr], 0, sizeof(t->rows[0]));
 	for (i = 0; i < KPMC_TOP_MAX_METRICS; i++)
 		t->rows[t->nr].metric[i] = NAN;

@@ -284,7 +284,7 @@ long kpmc_mem_write_csv(FILE *f);
  * one falls back to the call), or KPMC_PATH_READ mode.
  * kpmc__read_counter_slow: the rest of kpmc_read_counter (first call, read(),
  * retries, errors). The layout of the page's by_pmc[] entry is repeated here
- * so that this header stands alone; libkpmc.c checks it against the uapi.
+ * so that this header stands alone; fastread.h checks it against the uapi.
  */
 #define KPMC__PAGE_BY_PMC	560	/* offsetof(struct kpmc_self_page, by_pmc) */
 struct kpmc__page_pmc {
