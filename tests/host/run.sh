@@ -9,7 +9,8 @@
 # set-up and tear-down called from kernel/module.c only
 # (lifecycle_from_module.sh); the core's layers and call cycles (kernel_cycles.py);
 # plug-ins and the core meeting only at faces and registries (plugin_faces.py);
-# userland/'s folders calling one way (userland_folders.sh).
+# userland/'s folders calling one way (userland_folders.sh); kernel-doc of
+# the interfaces built on from outside the core (kerneldoc.sh).
 #   tests/host/run.sh KPMC OUTDIR  -> OUTDIR/result "PASSED FAILED"
 set -uo pipefail
 kpmc=${1:?usage: run.sh KPMC OUTDIR}
@@ -170,6 +171,17 @@ printf '#include "cli/options.h"\n' >>"$copy/u/userland/libkpmc/attrib.c"
 planted userland_folders_planted "two breaches of the folders" "$top/tests/host/userland_folders.sh" "$copy/u" <<'EOF'
 common includes another folder: userland/common/eventspec.c:[0-9]*:#include "metrics/metricexpr.h"
 includes the CLI: userland/libkpmc/attrib.c:[0-9]*:#include "cli/options.h"
+EOF
+# kernel-doc of libkpmc's header, the plug-ins' faces and the in-kernel
+# metric API (kerneldoc.sh); planted: a function's @param line gone.
+check kerneldoc "$top/tests/host/kerneldoc.sh"
+mkdir -p "$copy/kd/userland/libkpmc/include" "$copy/kd/kernel/include/kpmc"
+cp "$top/userland/libkpmc/include/kpmc.h" "$copy/kd/userland/libkpmc/include/"
+cp "$top/kernel/core.h" "$copy/kd/kernel/"
+cp "$top"/kernel/include/kpmc/{format,backend,monmod}.h "$copy/kd/kernel/include/kpmc/"
+sed -i '/^ \* @fn: called for each sample$/d' "$copy/kd/userland/libkpmc/include/kpmc.h"
+planted kerneldoc_planted "a @param line removed" "$top/tests/host/kerneldoc.sh" "$copy/kd" <<'EOF'
+kpmc\.h:[0-9]*: warning: Function parameter or .*member 'fn' not described in 'kpmc_region_samples'
 EOF
 rm -rf "$copy"
 echo "$passed $failed" >"$out/result"
