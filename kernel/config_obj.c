@@ -12,8 +12,9 @@
 #include <linux/atomic.h>
 #include <linux/workqueue.h>
 
-#include "core.h"
-#include "thread_internal.h"
+#include "layer_base.h"
+#include "layer_formats.h"
+#include "layer_configs.h"
 #include "kpmc/format.h"
 
 static atomic_t kpmc_configs_live_nr = ATOMIC_INIT(0);

@@ -25,8 +25,14 @@
 #include <linux/capability.h>
 
 #include "kpmc/compat.h"
-#include "core.h"
-#include "thread_internal.h"
+#include "layer_base.h"
+#include "layer_objects.h"
+#include "layer_configs.h"
+#include "layer_rules.h"
+#include "layer_per_cpu.h"
+#include "layer_counting.h"
+#include "layer_life.h"
+#include "layer_requests.h"
 
 int kpmc_thread_set_config(struct kpmc_thread *t, const struct kpmc_config_sets *sets)
 {

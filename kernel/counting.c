@@ -23,12 +23,15 @@
 #include <asm/irq_regs.h>
 
 #include "kpmc/compat.h"
-#include "core.h"
+#include "layer_base.h"
+#include "layer_objects.h"
+#include "layer_formats.h"
+#include "layer_per_cpu.h"
+#include "layer_counting.h"
 #include "kpmc/counter.h"
 #include "kpmc/format.h"
 #include "kpmc/hooks.h"
 #include "kpmc/sampling.h"
-#include "thread_internal.h"
 
 static unsigned long wrap_test_distance;
 module_param(wrap_test_distance, ulong, 0644);

@@ -29,7 +29,9 @@
 #include <linux/irqflags.h>
 
 #include "kpmc/compat.h"
-#include "core.h"
+#include "layer_per_cpu.h"
+#include "layer_counting.h"
+#include "layer_life.h"
 
 static enum cpuhp_state kpmc_cpuhp_state;
 

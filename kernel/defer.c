@@ -8,7 +8,7 @@
 #include <linux/rcupdate.h>
 #include <linux/workqueue.h>
 
-#include "core.h"
+#include "layer_base.h"
 
 static struct workqueue_struct *kpmc_wq;
 

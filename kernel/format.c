@@ -12,7 +12,8 @@
 #include <linux/seq_file.h>
 #include <linux/irqflags.h>
 
-#include "core.h"
+#include "layer_objects.h"
+#include "layer_formats.h"
 #include "kpmc/format.h"
 
 static LIST_HEAD(kpmc_formats);

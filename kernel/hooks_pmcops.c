@@ -13,7 +13,9 @@
 #include <linux/time64.h>
 #include <linux/pmc_ops.h>
 
-#include "core.h"
+#include "layer_counting.h"
+#include "layer_life.h"
+#include "layer_interfaces.h"
 #include "kpmc/hooks.h"
 
 static void on_fork(struct task_struct *parent, struct task_struct *child)

@@ -23,8 +23,12 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "core.h"
-#include "thread_internal.h"
+#include "layer_base.h"
+#include "layer_objects.h"
+#include "layer_configs.h"
+#include "layer_per_cpu.h"
+#include "layer_requests.h"
+#include "layer_interfaces.h"
 
 #define KPMC_KERNEL_REQUESTS	64
 

@@ -19,9 +19,12 @@
 #include <linux/sched/task.h>
 
 #include "kpmc/compat.h"
-#include "core.h"
+#include "layer_objects.h"
+#include "layer_configs.h"
+#include "layer_per_cpu.h"
+#include "layer_counting.h"
+#include "layer_life.h"
 #include "kpmc/hooks.h"
-#include "thread_internal.h"
 
 void kpmc_hook_fork(struct task_struct *parent, struct task_struct *child)
 {

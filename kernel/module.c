@@ -9,7 +9,14 @@
 #include <linux/module.h>
 #include <linux/kernel.h>
 
-#include "core.h"
+#include "layer_base.h"
+#include "layer_objects.h"
+#include "layer_formats.h"
+#include "layer_rules.h"
+#include "layer_per_cpu.h"
+#include "layer_counting.h"
+#include "layer_life.h"
+#include "layer_interfaces.h"
 #include "kpmc/format.h"
 #include "kpmc/hooks.h"
 

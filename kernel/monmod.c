@@ -8,7 +8,7 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 
-#include "core.h"
+#include "layer_base.h"
 
 /*
  * The active module and its activation number, published as one: a reader

@@ -16,7 +16,8 @@
 #include <linux/workqueue.h>
 #include <linux/irq_work.h>
 
-#include "core.h"
+#include "layer_base.h"
+#include "layer_objects.h"
 
 static char *backend;
 module_param(backend, charp, 0444);

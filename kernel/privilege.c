@@ -22,7 +22,8 @@
 #include <linux/perf_event.h>
 
 #include "kpmc/compat.h"
-#include "core.h"
+#include "layer_configs.h"
+#include "layer_rules.h"
 
 static struct file *paranoid_file;
 

@@ -12,7 +12,13 @@
 #include <linux/capability.h>
 #include <linux/sched.h>
 
-#include "core.h"
+#include "layer_base.h"
+#include "layer_objects.h"
+#include "layer_formats.h"
+#include "layer_per_cpu.h"
+#include "layer_life.h"
+#include "layer_requests.h"
+#include "layer_interfaces.h"
 #include "kpmc/hooks.h"
 
 /* Longest write any file accepts; longer ones are rejected, not truncated. */

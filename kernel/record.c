@@ -8,7 +8,8 @@
 #include <linux/string.h>
 #include <linux/smp.h>
 
-#include "core.h"
+#include "layer_base.h"
+#include "layer_objects.h"
 
 void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 		       const struct kpmc_config *cfg, const struct kpmc_hw_config *hw,

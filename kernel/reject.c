@@ -8,7 +8,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 
-#include "core.h"
+#include "layer_base.h"
 
 /* Up to 100 rejections per 5 s reach dmesg: enough for a test, not a flood. */
 static DEFINE_RATELIMIT_STATE(kpmc_reject_rs, 5 * HZ, 100);

@@ -30,7 +30,8 @@
 #include <linux/moduleparam.h>
 
 #include "kpmc/compat.h"
-#include "core.h"
+#include "layer_base.h"
+#include "layer_objects.h"
 
 static bool user_access = true;
 module_param(user_access, bool, 0644);

@@ -26,7 +26,8 @@
 #include <asm/irq_regs.h>
 
 #include "kpmc/compat.h"
-#include "core.h"
+#include "layer_base.h"
+#include "layer_objects.h"
 
 unsigned int kpmc_ring_records = 4096;
 module_param_named(ring_records, kpmc_ring_records, uint, 0644);

@@ -26,7 +26,11 @@
 #include <linux/smp.h>
 #include <linux/ktime.h>
 
-#include "core.h"
+#include "layer_base.h"
+#include "layer_objects.h"
+#include "layer_configs.h"
+#include "layer_rules.h"
+#include "layer_per_cpu.h"
 #include "kpmc/counter.h"
 
 static DEFINE_MUTEX(kpmc_system_lock);

@@ -35,11 +35,13 @@
 #include <linux/pid_namespace.h>
 
 #include "kpmc/compat.h"
-#include "core.h"
+#include "layer_base.h"
+#include "layer_objects.h"
+#include "layer_configs.h"
+#include "layer_per_cpu.h"
 #include "kpmc/counter.h"
 #include "kpmc/hooks.h"
 #include "kpmc/sampling.h"
-#include "thread_internal.h"
 
 struct kpmc_thread_table {
 	unsigned int bits;

@@ -13,7 +13,11 @@ file -> file.
 Exit 1 when the largest cycle holds more than N files (default 0). With
 --layers, also when a file names a function of a file in its own or a
 higher layer, or a file has no layer (FILE: one "name: files" line per
-layer, top first; tests/host/kernel_layers.txt is the module's).
+layer, top first; tests/host/kernel_layers.txt is the module's), and when a
+file includes the header of a higher layer: each layer declares its
+functions in kernel/layer_<name>.h (per-cpu: layer_per_cpu.h), which its
+own files and those above include; kernel/types.h, the data they share,
+any of them.
 """
 import argparse
 import glob
@@ -115,6 +119,30 @@ def layer_breaches(layers, graph, ties):
     return out
 
 
+def include_breaches(layers, dirpath):
+    """Lines naming each include of a higher layer's header, or of a private header of no layer."""
+    depth_of = {name: d for d, name in layers.values()}
+    header_layer = {f'layer_{name.replace("-", "_")}.h': name for name in depth_of}
+    out = []
+    paths = sorted(glob.glob(os.path.join(dirpath, '*.c')) + glob.glob(os.path.join(dirpath, '*.h')))
+    private = {os.path.basename(p) for p in paths if p.endswith('.h')}
+    for p in paths:
+        base = os.path.basename(p)
+        own = header_layer.get(base) or (layers[base][1] if base in layers else None)
+        with open(p, encoding='utf-8') as f:
+            for n, line in enumerate(f, 1):
+                m = re.match(r'\s*#\s*include\s+"([^"/]+)"', line)
+                if not m or m.group(1) not in private | set(header_layer) or m.group(1) == 'types.h':
+                    continue
+                inc = m.group(1)
+                if inc not in header_layer:
+                    out.append(f'{base}:{n} includes "{inc}", the header of no layer')
+                elif own is None or depth_of[header_layer[inc]] < depth_of[own]:
+                    out.append(f'{base}:{n} ({own or "no layer"}) includes "{inc}" '
+                               f'({header_layer[inc]}, above)')
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--max-files', type=int, default=0)
@@ -150,11 +178,13 @@ def main():
                     print(f'    {short(f)} -> {short(g)}: {", ".join(names[:4])}{more}')
     breaches = []
     if args.layers:
-        breaches = layer_breaches(read_layers(args.layers), graph, ties)
+        layers = read_layers(args.layers)
+        breaches = layer_breaches(layers, graph, ties) + include_breaches(layers, args.dir)
         for b in breaches:
             print(f'    not down the layers: {b}')
     verdict = 'PASS' if largest <= args.max_files and not breaches else 'FAIL'
-    layered = f', {len(breaches)} tie(s) not down the layers' if args.layers else ''
+    layered = (f', {len(breaches)} tie(s) or include(s) not down the layers'
+               if args.layers else '')
     print(f'kernel_cycles: {verdict} {len(files)} files, {edges} file-to-file ties, '
           f'{len(cycles)} cycle(s), the largest of {largest} files (at most {args.max_files}){layered}')
     return 0 if verdict == 'PASS' else 1

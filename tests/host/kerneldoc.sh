@@ -2,7 +2,7 @@
 # kernel-doc of the interfaces that code outside the core is written
 # against: libkpmc's public header, the faces a sampling format, a PMU
 # backend and a monitoring module fill in, and the core's in-kernel metric
-# API (kernel/core.h). The kernel's own scripts/kernel-doc checks them in
+# API (kernel/layer_interfaces.h). The kernel's own scripts/kernel-doc checks them in
 # -none mode (warnings only) with all its warnings on (-v, and -Wall where
 # the script has it: before -Wall, -v turned the same checks on): every
 # parameter and member described, a Return: section wherever a value is
@@ -19,7 +19,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 root=${1:-$top}
 files=(userland/libkpmc/include/kpmc.h kernel/include/kpmc/format.h
-	kernel/include/kpmc/backend.h kernel/include/kpmc/monmod.h kernel/core.h)
+	kernel/include/kpmc/backend.h kernel/include/kpmc/monmod.h kernel/layer_interfaces.h)
 kd=${KPMC_KERNEL_DOC:-/usr/lib/linux-kbuild-6.1/scripts/kernel-doc}
 
 if [ ! -f "$kd" ]; then
