@@ -108,6 +108,9 @@ ks=$(awk '
 		if (outer == "entry_SYSCALL_64_after_hwframe_[k]") {
 			# 5.10: do_syscall_64 ends by a jump to syscall_exit_to_user_mode (no frame of its own then).
 			if (K[2] == "syscall_exit_to_user_mode_[k]") next
+			# 5.10 too: the entry work (noinstr, before do_syscall_64 has a frame the
+			# walk sees) right under the entry; still the system call path.
+			if (K[2] ~ /^syscall_enter_from_user_mode(_prepare)?_\[k\]$/) next
 			if (K[2] != "do_syscall_64_[k]") { badpath += $2; next }
 			dispatch += $2
 			if (getppid) inbody += $2
