@@ -26,6 +26,9 @@ grep -a '^KPMC-TEST: ' "$log" | sed "s/^KPMC-TEST: /$label: /"
 slow=$(grep -a '^KPMC-TIME ' "$log" | sort -k3 -rn | head -n 6 |
 	awk '{ printf "%s%s %s", sep, $2, $3; sep = ", " }')
 [ -n "$slow" ] && echo "$label: slowest test files (guest s): $slow"
+slow=$(grep -a '^KPMC-TTIME ' "$log" | sort -k4 -rn | head -n 8 |
+	awk '{ printf "%s%s %s/%s", sep, $2, $4, $3; sep = ", " }')
+[ -n "$slow" ] && echo "$label: busiest tests (busy/all guest s since the verdict before): $slow"
 passed=$(grep -ac '^KPMC-TEST: PASS ' "$log")
 failed=$(grep -ac '^KPMC-TEST: FAIL ' "$log")
 

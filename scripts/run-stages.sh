@@ -14,6 +14,7 @@ shift
 top=$(cd "$(dirname "$0")/.." && pwd)
 logs=$(mktemp -d "${TMPDIR:-/tmp}/kpmc-stages.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
+t_begin=$(date +%s)
 
 declare -A start_of
 finish() { # print a finished stage's output
@@ -33,10 +34,24 @@ reap() { # wait until fewer than $1 stages run; print those that ended
 		sleep 1
 	done
 }
+# Stopped from outside (CI's time limit): a stage's output is printed only
+# when it ends, so say which stages were still running, for how long, and
+# the last lines each had written.
+interrupted() {
+	local r
+	echo "==== stopped after $(($(date +%s) - t_begin)) s; still running: ${running[*]} ===="
+	for r in "${running[@]}"; do
+		echo "---- $r: running for $(($(date +%s) - start_of[$r])) s; its last lines:"
+		tail -n 25 "$logs/$r.out"
+	done
+	exit 143
+}
+trap interrupted TERM INT
 running=()
 for t in "$@"; do
 	reap "$jobs"
 	start_of[$t]=$(date +%s)
+	echo "---- $t started at $((start_of[$t] - t_begin)) s"
 	(
 		make -C "$top" --no-print-directory -o stage -o all -o modules -o userland -o progs "$t" >"$logs/$t.out" 2>&1
 		touch "$logs/$t.done"

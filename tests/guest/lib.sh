@@ -20,8 +20,24 @@ within_slack() {
 	[ -n "$1" ] && [ -n "$2" ] && [ $(($1 - $2)) -le $LLSC_SLACK ] && [ $(($2 - $1)) -le $LLSC_SLACK ]
 }
 
-pass() { echo "KPMC-TEST: PASS $1"; }
-fail() { echo "KPMC-TEST: FAIL $1: $2"; }
+# Each verdict is followed by the guest seconds since the previous one and
+# how many of them the CPUs were busy (KPMC-TTIME NAME SECONDS BUSY): what a
+# run's wall time is spent on is busy guest time (an idle guest's clock
+# skips ahead), so scripts/run-guest-tests.sh names the busiest tests.
+guest_clock() { # "uptime idle-seconds" (idle: all CPUs, /proc/stat)
+	awk 'FNR == 1 && FILENAME == "/proc/uptime" { u = $1 }
+		FILENAME == "/proc/stat" && $1 == "cpu" { i = ($5 + $6) / 100 }
+		END { printf "%s %.2f", u, i }' /proc/uptime /proc/stat
+}
+verdict_t0=$(guest_clock)
+verdict_time() {
+	verdict_t1=$(guest_clock)
+	echo "KPMC-TTIME ${1%% *} $(echo "$verdict_t0 $verdict_t1" | awk -v n="$(grep -c ^processor /proc/cpuinfo)" \
+		'{ e = $3 - $1; b = e - ($4 - $2) / n; printf "%.1f %.1f", e, b < 0 ? 0 : b }')"
+	verdict_t0=$verdict_t1
+}
+pass() { echo "KPMC-TEST: PASS $1"; verdict_time "$1"; }
+fail() { echo "KPMC-TEST: FAIL $1: $2"; verdict_time "$1"; }
 
 # check NAME CONDITION-OUTPUT: pass if the reason is empty.
 verdict() {
