@@ -30,7 +30,7 @@ command -v dtc >/dev/null || { echo "idle-dtb: dtc missing (apt-get install devi
 
 # The emulator the guest will boot on (scripts/qemu-arm64.sh).
 read -r qemu qemu_data sleep < <("$(dirname "$0")/qemu-arm64.sh" "$smp")
-QEMU_OPTS=(-L "$qemu_data" -M virt -cpu cortex-a57 -accel tcg -icount shift=0,sleep=$sleep)
+QEMU_OPTS=(-L "$qemu_data" -M virt -cpu cortex-a57 -accel tcg -icount "shift=0,sleep=$sleep")
 # power_state for CPU_SUSPEND: original format, StateType = power-down.
 PARAM=0x00010000
 
