@@ -25,10 +25,7 @@ arm64)
 		read -r kernel _ < <("$top/scripts/fetch-kernel.sh" 6.1 arm64)
 	fi
 	# -icount shift=0: the emulated PMU counts exactly (1 instruction = 1 ns = 1 cycle).
-	# The emulator and its icount sleep mode: scripts/qemu-arm64.sh.
-	# KPMC_DEBUG_KERNEL=1: KPMC_KERNEL is a patched debug kernel (run-patched-tier.sh).
-	read -r qemu qemu_data sleep < <("$top/scripts/qemu-arm64.sh" "$smp" ${KPMC_DEBUG_KERNEL:+debug})
-	cmd=("$qemu" -L "$qemu_data" -M virt -cpu cortex-a57 -accel tcg -icount "shift=0,sleep=$sleep" -m "$mem" -smp "$smp"
+	cmd=(qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -icount shift=0 -m "$mem" -smp "$smp"
 		-kernel "$kernel" -initrd "$initrd"
 		-append "console=ttyAMA0 quiet panic=-1 kpmc.mode=$mode${KPMC_GUEST_IDLE:+ kpmc.idle=$KPMC_GUEST_IDLE} $extra")
 	# KPMC_GUEST_IDLE=powerdown: the board's device tree plus a PSCI power-down

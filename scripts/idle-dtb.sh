@@ -28,15 +28,13 @@ timer_stop=${KPMC_IDLE_TIMER_STOP:-1}
 [ "$arch" = arm64 ] || { echo "idle-dtb: only arm64 guests have a device tree (not $arch)" >&2; exit 2; }
 command -v dtc >/dev/null || { echo "idle-dtb: dtc missing (apt-get install device-tree-compiler)" >&2; exit 1; }
 
-# The emulator the guest will boot on (scripts/qemu-arm64.sh).
-read -r qemu qemu_data sleep < <("$(dirname "$0")/qemu-arm64.sh" "$smp")
-QEMU_OPTS=(-L "$qemu_data" -M virt -cpu cortex-a57 -accel tcg -icount "shift=0,sleep=$sleep")
+QEMU_OPTS=(-M virt -cpu cortex-a57 -accel tcg -icount shift=0)
 # power_state for CPU_SUSPEND: original format, StateType = power-down.
 PARAM=0x00010000
 
 cache=${KPMC_CACHE:-$HOME/.cache/kpmc}/dtb
 key=$({
-	"$qemu" --version | head -n 1
+	qemu-system-aarch64 --version | head -n 1
 	echo "${QEMU_OPTS[*]} -m $mem -smp $smp param=$PARAM timer_stop=$timer_stop"
 	dtc --version
 	cat "$0"
@@ -54,7 +52,7 @@ trap 'rm -rf "$tmp"' EXIT
 # dump (it rewrites /chosen, i.e. bootargs and the initrd, when it boots -dtb).
 img=$tmp/empty.img
 printf '\0%.0s' $(seq 64) >"$img"
-"$qemu" "${QEMU_OPTS[@]}" -M virt,dumpdtb="$tmp/virt.dtb" -m "$mem" -smp "$smp" \
+qemu-system-aarch64 "${QEMU_OPTS[@]}" -M virt,dumpdtb="$tmp/virt.dtb" -m "$mem" -smp "$smp" \
 	-kernel "$img" -nographic </dev/null >"$tmp/qemu.log" 2>&1 || {
 	cat "$tmp/qemu.log" >&2
 	exit 1

@@ -50,5 +50,5 @@ if [ -n "${KPMC_STRESS:-}" ]; then
 fi
 # The 6.12 debug kernels (RT above all) run the suite slower than 6.1's.
 [ "$series" = 6.1 ] || export KPMC_GUEST_TIMEOUT=${KPMC_GUEST_TIMEOUT:-2400}
-KPMC_KERNEL=$img KPMC_DEBUG_KERNEL=1 KPMC_GUEST_APPEND=$append KPMC_GUEST_SMP=$cpus \
+KPMC_KERNEL=$img KPMC_GUEST_APPEND=$append KPMC_GUEST_SMP=$cpus \
 	exec "$top/scripts/run-guest-tests.sh" "$arch" "$root" "$run"
