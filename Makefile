@@ -162,8 +162,9 @@ fuzz-smoke: stage
 
 # The x86_64 debug kernel's suite, then 25,000 fuzzer operations on it,
 # then stress-ng: one stage, since all use its build directory. Under KASAN
-# an operation costs about 20 ms of this machine's time: 25,000 (every kind
-# of operation accepted many times) take about 8 minutes of one lane;
+# an operation costs 20 to 35 ms of this machine's time: 25,000 take 8 to 14
+# minutes of one lane and still see every kind of operation accepted (the
+# rarest, an attach across exec, 4 times of 68); fewer would not.
 # make fuzz OPS=1000000 is the long run.
 .PHONY: patched-x86_64-6.12-both
 patched-x86_64-6.12-both: stage

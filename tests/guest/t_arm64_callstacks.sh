@@ -173,8 +173,8 @@ BODY="__arm64_sys_getppid __task_pid_nr_ns"
 OUTC=$(kpmc -A -c pmc0,os0=1 -- "$BIN/callchain" sys 1 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $4; exit }')
 # How many system calls: 50,000 (250 samples on 6.1, a call there costs
 # about 500 cycles) or, where a call costs more, as many as give about
-# 1,000 samples (the PREEMPT_RT debug kernel, about 14,000 cycles a call:
-# 50,000 gave 7,000 samples, whose stacks took 27 guest seconds to read).
+# 1,000 samples (the PREEMPT_RT debug kernel, 13,000 to 22,000 cycles a
+# call: 50,000 gave 7,000 samples, whose stacks took 27 guest seconds).
 # 5,000 at least. What is held below is proportions, not numbers of samples.
 SYSC=$(kpmc -A -c pmc0,os0=1 -- "$BIN/callchain" sys 2001 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $4; exit }')
 percall=$(( (${SYSC:-0} - ${OUTC:-0}) / 2000 ))
