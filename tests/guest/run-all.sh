@@ -19,12 +19,18 @@ case $arch in aarch64) name=arm64 ;; *) name=x86 ;; esac
 # stress-ng in it: scripts/run-stress-tier.sh, KPMC_STRESS=1 on a patched tier).
 # run_test FILE: source one test file; its guest time goes to the log
 # (KPMC-TIME NAME SECONDS) for scripts/run-guest-tests.sh's slowest-tests line.
-# kpmc.only=WORD (development, through KPMC_GUEST_APPEND): only the test
-# files whose name contains WORD.
-only=$(sed -n 's/.*kpmc\.only=\([A-Za-z0-9_]*\).*/\1/p' /proc/cmdline)
+# kpmc.only=WORD[+WORD...] (development, through KPMC_GUEST_APPEND): only
+# the test files whose name contains one of the WORDs.
+only=$(sed -n 's/.*kpmc\.only=\([A-Za-z0-9_+]*\).*/\1/p' /proc/cmdline | tr + ' ')
 run_test() {
 	rt_name=$(basename "$1" .sh)
-	case $rt_name in *"$only"*) ;; *) return 0 ;; esac
+	if [ -n "$only" ]; then
+		rt_want=""
+		for rt_w in $only; do
+			case $rt_name in *"$rt_w"*) rt_want=1 ;; esac
+		done
+		[ -n "$rt_want" ] || return 0
+	fi
 	rt_t0=$(cut -d' ' -f1 /proc/uptime)
 	. "$1"
 	echo "KPMC-TIME $rt_name $(awk -v t0="$rt_t0" '{ printf "%.1f", $1 - t0 }' /proc/uptime)"

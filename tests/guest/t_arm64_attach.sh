@@ -1,6 +1,8 @@
 # arm64: attaching to a running program (kpmc -p) and detaching from it.
-# "loop 1e9" retires 2e9 user instructions (plus ~11,000 of start-up), about
-# 2 s of guest time.
+# "loop N" retires 2N user instructions (plus ~11,000 of start-up): loop 1e9
+# is about 2 s of guest time. A loop outlives its windows and is killed
+# once it showed it ran on: a busy guest second costs about 10 s of make
+# test on each of five arm64 kernels.
 load
 
 # agg_pmc0 FILE TID: pmc0 of thread TID in a "kpmc -A" output (pid tid records pmc0).
@@ -8,43 +10,64 @@ agg_pmc0() {
 	awk -v tid=$2 '$1 ~ /^[0-9]+$/ && $2 == tid { print $4 }' "$1"
 }
 
-# Attach half a second in: only what the loop retires from then on is counted.
+# ran_on PID: the loop PID still gains user time (a tenth of a second of it
+# within two of guest time), then it is killed (SIGKILL, status 137): it ran
+# on after what the caller did to it.
+ran_on() {
+	local t0 t i
+	t0=$(awk '{ print $14 }' /proc/$1/stat 2>/dev/null) || return 1
+	for i in $(seq 200); do
+		t=$(awk '{ print $14 }' /proc/$1/stat 2>/dev/null) || return 1
+		[ "$t" -ge $((t0 + 10)) ] && break
+		sleep 0.01
+	done
+	kill -9 $1 2>/dev/null
+	wait $1
+	[ $? -eq 137 ] && [ "$t" -ge $((t0 + 10)) ]
+}
+
+# Attach a fifth of a second in: only what the loop retires from then on is
+# counted (1e9 instructions in all).
 r=""
-"$BIN/loop" 1000000000 >/dev/null &
+"$BIN/loop" 500000000 >/dev/null &
 lp=$!
-# Half a second of the loop's own user time (/proc/PID/stat utime, 100
-# ticks a second), not of the shell's: first after boot on PREEMPT_RT the
-# loop had only a quarter of a second of a "sleep 0.5" (1.745e9 counted, in
-# three boots of three).
+# A fifth of a second of the loop's own user time (/proc/PID/stat utime,
+# 100 ticks a second), not of the shell's: first after boot on PREEMPT_RT
+# the loop had only half of a "sleep" (1.745e9 counted of 2e9 after a
+# "sleep 0.5", in three boots of three).
 for i in $(seq 500); do
-	[ "$(awk '{ print $14 }' /proc/$lp/stat 2>/dev/null)" -ge 50 ] 2>/dev/null && break
+	[ "$(awk '{ print $14 }' /proc/$lp/stat 2>/dev/null)" -ge 20 ] 2>/dev/null && break
 	sleep 0.01
 done
 kpmc -A -c pmc0 -p $lp >$OUT/attach.txt 2>&1 || r="kpmc -p failed: $(cat $OUT/attach.txt);"
 wait $lp || r="$r the loop failed;"
 c=$(agg_pmc0 $OUT/attach.txt $lp)
-echo "attach: counted ${c:-none} of about 2.0e9"
-[ -n "$c" ] && [ "$c" -ge 1000000000 ] && [ "$c" -le 1600000000 ] ||
-	r="$r counted '${c}', expected 1.0e9..1.6e9 (the 0.5 s before the attach not counted);"
+echo "attach: counted ${c:-none} of about 1.0e9"
+# At most 0.5 s from the fifth of a second to the attach (kpmc's start-up
+# under KASAN included), as before.
+[ -n "$c" ] && [ "$c" -ge 300000000 ] && [ "$c" -le 850000000 ] ||
+	r="$r counted '${c}', expected 3.0e8..8.5e8 (the 0.2 s before the attach not counted);"
 verdict arm64_attach_counts_from_attach_on "$r"
 
-# Detach after half a second (SIGINT): the loop runs on to its normal end,
-# kpmc reports what it counted while attached.
+# Detach after 0.6 s (SIGINT): the loop runs on, kpmc reports what it
+# counted while attached.
 r=""
 "$BIN/loop" 1000000000 >/dev/null &
 lp=$!
 sleep 0.2
 kpmc -A -c pmc0 -p $lp >$OUT/detach.txt 2>&1 &
 kp=$!
-sleep 0.5
+sleep 0.6
 kill -INT $kp
 wait $kp || r="kpmc exited $? after SIGINT: $(cat $OUT/detach.txt);"
 kill -0 $lp 2>/dev/null || r="$r the loop died with the detach;"
-wait $lp || r="$r the loop failed after the detach;"
+ran_on $lp || r="$r the loop did not run on after the detach;"
 c=$(agg_pmc0 $OUT/detach.txt $lp)
-echo "detach: counted ${c:-none} in about 0.5 s attached"
-[ -n "$c" ] && [ "$c" -ge 200000000 ] && [ "$c" -le 700000000 ] ||
-	r="$r counted '${c}' while attached for ~0.5 s, expected 2e8..7e8;"
+echo "detach: counted ${c:-none} in about 0.6 s attached"
+# kpmc's start-up comes off the window, as in the reattach test below: 2.5e8
+# of 0.5 s on the PREEMPT_RT debug kernel.
+[ -n "$c" ] && [ "$c" -ge 100000000 ] && [ "$c" -le 700000000 ] ||
+	r="$r counted '${c}' while attached for ~0.6 s, expected 1e8..7e8;"
 sleep 0.5
 live=$(sed -n 's/^live_objects: \([0-9]*\).*/\1/p' /proc/kpmc/info)
 [ "$live" = 0 ] || r="$r $(grep live_objects /proc/kpmc/info) after both ended;"
@@ -70,7 +93,7 @@ for k in 1 2; do
 	[ -n "$c" ] && [ "$c" -ge 100000000 ] && [ "$c" -le 700000000 ] ||
 		r="$r attach $k counted '${c}', expected 1e8..7e8;"
 done
-wait $lp || r="$r the loop failed;"
+ran_on $lp || r="$r the loop did not run on after the second detach;"
 verdict arm64_reattach_after_detach "$r"
 
 # A thread armed to count at its exec (pid=N,exec) whose session's reader

@@ -43,15 +43,17 @@ verdict arm64_unprivileged_limits "$r"
 # rmmod while a monitored program runs: the module goes, the program finishes,
 # kpmc says why its trace ended.
 r=""
-# 2e9 instructions: 2 s of guest time, so the rmmod lands mid-run.
-kpmc -c "$CFG" -T 0.05 -- "$BIN/loop" 1000000000 >$OUT/rmmod.txt 2>&1 &
+# 1e9 instructions: 1 s of guest time, so the rmmod lands mid-run, half a
+# second after kpmc started (its start-up under KASAN takes a fifth).
+kpmc -c "$CFG" -T 0.05 -- "$BIN/loop" 500000000 >$OUT/rmmod.txt 2>&1 &
 kp=$!
-sleep 1
+sleep 0.5
 rmmod kpmc || r="rmmod failed while monitoring;"
 wait $kp
 st=$?
 [ $st -eq 0 ] || r="$r program/kpmc exit status $st;"
 grep -q "module was unloaded" $OUT/rmmod.txt || r="$r kpmc did not report the unload;"
+echo "rmmod: $(grep -c tick $OUT/rmmod.txt) tick lines (0.05 s each) before the unload"
 verdict arm64_rmmod_while_monitoring "$r"
 [ -n "$r" ] && cat $OUT/rmmod.txt
 
@@ -61,7 +63,7 @@ load
 r=""
 kpmc -A -c "$CFG" -- "$BIN/loop" 1000000000 >$OUT/kill.txt 2>&1 &
 kp=$!
-sleep 1
+sleep 0.5
 victim=$(pidof loop)
 [ -n "$victim" ] && kill -9 $victim || r="no loop process to kill;"
 wait $kp
@@ -84,8 +86,9 @@ kpmc -c "$CFG" -- "$BIN/loop" 1000 >$OUT/busy.txt 2>&1 && r="kpmc ran while perf
 grep -q "in use by perf" $OUT/busy.txt || r="$r no 'in use by perf' message: $(cat $OUT/busy.txt);"
 wait $ph
 grep -q "running=0" $OUT/perfhold1.txt && r="$r perf's own event never ran;"
-# 3 s of guest time: perfhold's whole second falls inside it.
-kpmc -c "$CFG" -T 0.05 -- "$BIN/loop" 1500000000 >$OUT/kpmc_first.txt 2>&1 &
+# 2.2 s of guest time: perfhold's whole second, from half a second in, falls
+# inside it (its own start-up under KASAN took a fifth of a second).
+kpmc -c "$CFG" -T 0.05 -- "$BIN/loop" 1100000000 >$OUT/kpmc_first.txt 2>&1 &
 kp=$!
 sleep 0.5
 "$BIN/perfhold" 1 >$OUT/perfhold2.txt 2>&1

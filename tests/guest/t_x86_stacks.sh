@@ -14,8 +14,12 @@ xs_share() {
 }
 
 # ---- user stacks: every sample with c in it is main, a, b, c ----
+# A ring that holds the whole run (-k, as the kernel stacks' below): without
+# icount the tick samples at the host's pace, and on the debug kernel with
+# the host loaded the reader fell behind (869 of 2,919 records lost with
+# two guests on two cores); the report must still say 0 lost.
 r=""
-kpmc -o $OUT/xs.txt -c pmc0=0x100000000,os0=1,tbs=1,fmt=callstack -- "$BIN/callchain" spin 100000000 >$OUT/xs.out 2>&1 ||
+kpmc -k 65536 -o $OUT/xs.txt -c pmc0=0x100000000,os0=1,tbs=1,fmt=callstack -- "$BIN/callchain" spin 100000000 >$OUT/xs.out 2>&1 ||
 	r="kpmc failed: $(tail -n 3 $OUT/xs.out | tr '\n' '|');"
 kpmc report --folded $OUT/xs.txt >$OUT/xs.folded 2>$OUT/xs.err || r="$r kpmc report --folded failed: $(cat $OUT/xs.err);"
 kpmc report $OUT/xs.txt >$OUT/xs.report 2>>$OUT/xs.err || r="$r kpmc report failed: $(cat $OUT/xs.err);"
@@ -48,7 +52,7 @@ artifact $OUT/xs.folded folded_x86_callchain.txt
 # walks from inside its functions miss main too). Anything else with a, b
 # or c in it is a broken stack, and so is a sample in getppid whose user
 # frames are not main;a;b;c: only c makes that system call.
-# The set-up and the edges are a fixed stretch beside the loop's 300000
+# The set-up and the edges are a fixed stretch beside the loop's 300,000
 # system calls: none in 28 runs on Debian's kernel (8 alone, 20 with a
 # CPU-bound task beside it; 139 to 397 samples in the loop) nor in 3 on the
 # debug kernel (2407 to 2649 in the loop), one in an earlier run there
@@ -69,8 +73,12 @@ artifact $OUT/xs.folded folded_x86_callchain.txt
 # Debian's kernel (8 runs, at most 14%), 8 to 44 of 66 to 221 with a
 # CPU-bound task beside it (20 runs, at most 20%), 76 to 112 of 2022 to
 # 2263 on the debug kernel (3 runs, at most 5%); a third at most.
+# On the debug kernel (KASAN) 300,000 calls took 56 s of guest time: it makes
+# a third as many (about 700 kernel samples; the bounds are shares).
+NSYS=300000
+grep -q 'kpmc.tier=patched' /proc/cmdline && NSYS=100000
 r=""
-kpmc -k 65536 -o $OUT/xk.txt -c pmc0=0x100000000,os0=1,tbs=1,fmt=callstack -- "$BIN/callchain" sys 300000 >$OUT/xk.out 2>&1 ||
+kpmc -k 65536 -o $OUT/xk.txt -c pmc0=0x100000000,os0=1,tbs=1,fmt=callstack -- "$BIN/callchain" sys $NSYS >$OUT/xk.out 2>&1 ||
 	r="kpmc failed: $(tail -n 3 $OUT/xk.out | tr '\n' '|');"
 kpmc report --folded $OUT/xk.txt >$OUT/xk.folded 2>$OUT/xk.err || r="$r kpmc report failed: $(cat $OUT/xk.err);"
 grep -q '^# stack of sample\|^# lost' $OUT/xk.txt && r="$r stacks given up or records lost: $(grep '^# ' $OUT/xk.txt | head -n 2 | tr '\n' '|');"
