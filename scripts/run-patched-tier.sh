@@ -36,7 +36,7 @@ cp "$out/kpmc.ko" "$out/kpmc_fmt_example.ko" "$out/kpmc_query.ko" "$out/kpmc_amp
 run=$out/run
 [ "$cpus" -gt 1 ] && run=$out/run-smp
 # KPMC_FUZZ=OPS,SEED (make fuzz): the stateful fuzzer alone, in run-fuzz.
-# KPMC_GUEST_APPEND (development: kpmc.only=WORD) goes on the command line too.
+# KPMC_GUEST_APPEND (development: kpmc.only=WORD[+WORD...]) goes on the command line too.
 append="kpmc.tier=patched${KPMC_GUEST_APPEND:+ $KPMC_GUEST_APPEND}"
 if [ -n "${KPMC_FUZZ:-}" ]; then
 	run=$out/run-fuzz
