@@ -80,7 +80,7 @@ fuzz_run() {
 	rmmod kpmc || echo "KPMC-TEST: FAIL fuzz_rmmod: rmmod failed"
 	# The debug kernels have kmemleak (lockdep and KASAN report in dmesg,
 	# which the host's log check fails on).
-	if grep -q 'kpmc.tier=patched' /proc/cmdline; then
+	if debug_kernel; then
 		kmemleak_verdict fuzz_kmemleak
 	fi
 }

@@ -6,6 +6,16 @@ BIN=/tests/bin
 OUT=/tmp/kpmc-test
 mkdir -p "$OUT"
 
+# debug_kernel: true on the patched tiers' kernels (kpmc.tier=patched: the
+# scheduler patch with lockdep, KASAN and kmemleak), where a process costs
+# about 50 times what it does on Debian's kernels; read once, not a grep a
+# question.
+case " $(cat /proc/cmdline) " in
+*" kpmc.tier=patched "*) kpmc_debug_kernel=1 ;;
+*) kpmc_debug_kernel="" ;;
+esac
+debug_kernel() { [ -n "$kpmc_debug_kernel" ]; }
+
 # A program's user-mode instruction count is exact up to one thing, seen as
 # a run counting 2 more now and then (on both counters): most likely an
 # interrupt between a load-exclusive and its store-exclusive (the atomics in

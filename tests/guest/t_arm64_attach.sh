@@ -10,20 +10,28 @@ agg_pmc0() {
 	awk -v tid=$2 '$1 ~ /^[0-9]+$/ && $2 == tid { print $4 }' "$1"
 }
 
-# ran_on PID: the loop PID still gains user time (a tenth of a second of it
-# within two of guest time), then it is killed (SIGKILL, status 137): it ran
-# on after what the caller did to it.
-ran_on() {
-	local t0 t i
-	t0=$(awk '{ print $14 }' /proc/$1/stat 2>/dev/null) || return 1
-	for i in $(seq 200); do
-		t=$(awk '{ print $14 }' /proc/$1/stat 2>/dev/null) || return 1
-		[ "$t" -ge $((t0 + 10)) ] && break
+# user_ticks_reach PID TICKS: wait (5 s of guest time at most) until PID's
+# own user time (/proc/PID/stat utime, 100 ticks a second; not the shell's)
+# is TICKS; false if it never is.
+user_ticks_reach() {
+	local i
+	for i in $(seq 500); do
+		[ "$(awk '{ print $14 }' /proc/$1/stat 2>/dev/null)" -ge "$2" ] 2>/dev/null && return 0
 		sleep 0.01
 	done
+	return 1
+}
+
+# ran_on PID: the loop PID still gains user time (a tenth of a second of it),
+# then it is killed (SIGKILL, status 137): it ran on after what the caller
+# did to it.
+ran_on() {
+	local t0 ok=""
+	t0=$(awk '{ print $14 }' /proc/$1/stat 2>/dev/null) || return 1
+	user_ticks_reach $1 $((t0 + 10)) && ok=1
 	kill -9 $1 2>/dev/null
 	wait $1
-	[ $? -eq 137 ] && [ "$t" -ge $((t0 + 10)) ]
+	[ $? -eq 137 ] && [ -n "$ok" ]
 }
 
 # Attach a fifth of a second in: only what the loop retires from then on is
@@ -31,14 +39,10 @@ ran_on() {
 r=""
 "$BIN/loop" 500000000 >/dev/null &
 lp=$!
-# A fifth of a second of the loop's own user time (/proc/PID/stat utime,
-# 100 ticks a second), not of the shell's: first after boot on PREEMPT_RT
-# the loop had only half of a "sleep" (1.745e9 counted of 2e9 after a
-# "sleep 0.5", in three boots of three).
-for i in $(seq 500); do
-	[ "$(awk '{ print $14 }' /proc/$lp/stat 2>/dev/null)" -ge 20 ] 2>/dev/null && break
-	sleep 0.01
-done
+# A fifth of a second of the loop's own user time, not of the shell's: first
+# after boot on PREEMPT_RT the loop had only half of a "sleep" (1.745e9
+# counted of 2e9 after a "sleep 0.5", in three boots of three).
+user_ticks_reach $lp 20
 kpmc -A -c pmc0 -p $lp >$OUT/attach.txt 2>&1 || r="kpmc -p failed: $(cat $OUT/attach.txt);"
 wait $lp || r="$r the loop failed;"
 c=$(agg_pmc0 $OUT/attach.txt $lp)

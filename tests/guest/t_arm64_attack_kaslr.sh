@@ -66,7 +66,7 @@ verdict arm64_attack_mem_no_kernel_address_unprivileged "$r"
 # there a call takes about 14,500 cycles (14,528 samples for 100,000 calls
 # on PREEMPT_RT), and 10,000 calls give still 1,400 samples.
 ncalls=100000
-grep -q 'kpmc.tier=patched' /proc/cmdline && ncalls=10000
+debug_kernel && ncalls=10000
 r=""
 kpmc -k 65536 -o $A/root.txt -c pmc0,os0=1,ebs0=100000,mem=1 -- "$BIN/callchain" sys $ncalls \
 	>$A/root.out 2>&1 || r="kpmc as root failed: $(tail -n 3 $A/root.out | tr '\n' '|');"

@@ -12,7 +12,7 @@ grep -q '^backend: arm64-pmuv3' /proc/kpmc/info || r="backend is not arm64-pmuv3
 grep -q '^counters: 7' /proc/kpmc/info || r="$r; expected 7 counters (cycle + 6)"
 # Debian's kernel: tracepoints; the patched tier's: the scheduler's pmc_ops.
 hooks=tracepoints
-grep -q 'kpmc.tier=patched' /proc/cmdline && hooks=pmc_ops
+debug_kernel && hooks=pmc_ops
 grep -q "^hooks: $hooks" /proc/kpmc/info || r="$r; hook source is not $hooks"
 verdict arm64_info "$r"
 [ -n "$r" ] && cat /proc/kpmc/info

@@ -76,7 +76,7 @@ kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 # fine run's 8,000 samples there outlast the guest's 2,400 s budget (it timed
 # out there once). Folding is userland over the same kernel records, proven
 # on every stock tier; those kernels' sampling is held by t_arm64_sampling.sh.
-if grep -q 'kpmc.tier=patched' /proc/cmdline; then
+if debug_kernel; then
 	echo "fold: skipped on the patched debug kernels (see t_arm64_sampling.sh for their sampling)"
 else
 

@@ -76,7 +76,7 @@ du=$(kv "$s" user_diff)
 # PREEMPT_RT's threaded handlers) differs more between two runs: 0.50% once
 # on 6.12-rt debug; 2% there.
 ktol=200
-grep -q 'kpmc.tier=patched' /proc/cmdline && ktol=50
+debug_kernel && ktol=50
 awk -v s="$(kv "$s" kernel_sums)" -v t=$ktol 'BEGIN { split(s, a, ","); d = a[2] - a[1]; exit !(a[1] > 0 && (d < 0 ? -d : d) * t <= a[1]) }' ||
 	r="$r kernel instructions summed over the calls $(kv "$s" kernel_sums): want within $((100 / ktol)).$((1000 / ktol % 10))%;"
 # Errors: a name with no function, bad syntax; kpmc_start says which.
@@ -92,5 +92,5 @@ verdict arm64_fold_function_regions "$r"
 # rest within 3 MAD): on the patched debug kernels (KASAN, lockdep, PREEMPT_RT
 # debug) their spread is the kernel's, not the program's (27 excluded once):
 # held above, not handed out there.
-grep -q 'kpmc.tier=patched' /proc/cmdline || artifact $OUT/ff_func.txt foldfunc_twophase.txt
+debug_kernel || artifact $OUT/ff_func.txt foldfunc_twophase.txt
 rmmod kpmc

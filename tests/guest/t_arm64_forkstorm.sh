@@ -11,7 +11,7 @@
 # the reader's stop), which still overflow the ring for the same paths
 # (773 of 2,278 records lost on PREEMPT_RT debug).
 FS_N=5000
-grep -q 'kpmc.tier=patched' /proc/cmdline && FS_N=300
+debug_kernel && FS_N=300
 load
 r=""
 kpmc -k 2 -c pmc0,ebs0=10000 -- "$BIN/forkstorm" $FS_N $FS_N 20000 >$OUT/storm.txt 2>$OUT/storm.err &

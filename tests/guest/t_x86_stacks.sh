@@ -76,7 +76,7 @@ artifact $OUT/xs.folded folded_x86_callchain.txt
 # On the debug kernel (KASAN) 300,000 calls took 56 s of guest time: it makes
 # a third as many (about 700 kernel samples; the bounds are shares).
 NSYS=300000
-grep -q 'kpmc.tier=patched' /proc/cmdline && NSYS=100000
+debug_kernel && NSYS=100000
 r=""
 kpmc -k 65536 -o $OUT/xk.txt -c pmc0=0x100000000,os0=1,tbs=1,fmt=callstack -- "$BIN/callchain" sys $NSYS >$OUT/xk.out 2>&1 ||
 	r="kpmc failed: $(tail -n 3 $OUT/xk.out | tr '\n' '|');"

@@ -7,7 +7,7 @@
 # No PMU here: the counters are the perf backend's software events,
 # context switches (0x100000003) and task-clock (0x100000001, ns).
 # The patched tier's debug kernels are built without CONFIG_SUSPEND.
-if [ ! -e /sys/power/state ] && grep -q 'kpmc.tier=patched' /proc/cmdline; then
+if [ ! -e /sys/power/state ] && debug_kernel; then
 	echo "suspend: skipped, a kernel without CONFIG_SUSPEND (no /sys/power/state)"
 	return 0
 fi
