@@ -62,7 +62,7 @@ reap 1
 wait
 # The failed verdicts again, last: a long run's output is often read from
 # its end only (CI keeps the tail), where they must not be missing.
-fails=$(grep -aHE '(^|: )FAIL ' "$logs"/*.out | grep -av 'KPMC-TEST: FAIL' |
+fails=$(grep -aHE '(^|: )FAIL( |:|$)' "$logs"/*.out | grep -av 'KPMC-TEST: FAIL' |
 	sed "s|^$logs/||; s|\.out:| |" | cut -c1-400 | head -n 40)
 if [ -n "$fails" ]; then
 	echo "==== failed verdicts, by stage ===="

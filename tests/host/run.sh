@@ -17,9 +17,9 @@ kpmc=${1:?usage: run.sh KPMC OUTDIR}
 out=${2:?}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
-rm -f "$out/result"
+rm -f "$out/result" "$out/failures"
 gcc -std=gnu11 -Wall -Wextra -Werror -I"$top/include" -o "$out/gen_records" "$top/tests/host/gen_records.c" || {
-	echo "0 1" >"$out/result"; exit 1; }
+	echo gen_records >"$out/failures"; echo "0 1" >"$out/result"; exit 1; }
 "$out/gen_records" >"$out/records.bin"
 "$kpmc" -R "$out/records.bin" --csv >"$out/records.csv" &&
 	"$kpmc" -R "$out/records.bin" --csv -A >"$out/totals.csv" &&
@@ -27,77 +27,51 @@ gcc -std=gnu11 -Wall -Wextra -Werror -I"$top/include" -o "$out/gen_records" "$to
 	"$kpmc" -R "$out/records.bin" -A >"$out/table.txt"
 rc=$?
 passed=0 failed=0
+failures=()
+# verdict NAME STATUS: count a check; a failed one's name goes to
+# OUTDIR/failures, which make test's closing summary prints.
+verdict() {
+	if [ "$2" -eq 0 ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		failures+=("$1")
+	fi
+}
+# run NAME CMD...: a checker that prints its own verdict line.
+run() {
+	local name=$1
+	shift
+	"$@"
+	verdict "$name" $?
+}
 if [ $rc -eq 0 ] && python3 "$top/tests/host/check_outputs.py" "$out"; then
-	passed=$((passed + 1))
+	verdict outputs 0
 else
 	echo "kpmc -R exited $rc or the outputs disagree"
-	failed=$((failed + 1))
+	verdict outputs 1
 fi
-if "$top/tests/host/top.sh" "$(dirname "$kpmc")/kpmc-top" "$out/records.bin" "$out"; then
-	passed=$((passed + 1))
-else
-	failed=$((failed + 1))
-fi
+run top "$top/tests/host/top.sh" "$(dirname "$kpmc")/kpmc-top" "$out/records.bin" "$out"
 # The man pages cover every CLI option and libkpmc function.
-if "$top/tests/host/man.sh" "$kpmc" "$(dirname "$kpmc")/kpmc-top"; then
-	passed=$((passed + 1))
-else
-	failed=$((failed + 1))
-fi
+run man "$top/tests/host/man.sh" "$kpmc" "$(dirname "$kpmc")/kpmc-top"
 # libkpmc's exports, soname and pkg-config links.
-if "$top/tests/host/libkpmc_lib.sh" "$(dirname "$kpmc")" "$out"; then
-	passed=$((passed + 1))
-else
-	failed=$((failed + 1))
-fi
+run libkpmc_lib "$top/tests/host/libkpmc_lib.sh" "$(dirname "$kpmc")" "$out"
 # Call stacks without a kernel: reassembly, kpmc report, kpmc-flame.
-if "$top/tests/host/stacks.sh" "$kpmc" "$out/stacks"; then
-	passed=$((passed + 1))
-else
-	failed=$((failed + 1))
-fi
+run stacks "$top/tests/host/stacks.sh" "$kpmc" "$out/stacks"
 # Metrics (-m, -g) over the same records, and kpmc plot of them.
-if "$top/tests/host/metrics.sh" "$kpmc" "$out/records.bin" "$out/metrics"; then
-	passed=$((passed + 1))
-else
-	failed=$((failed + 1))
-fi
+run metrics "$top/tests/host/metrics.sh" "$kpmc" "$out/records.bin" "$out/metrics"
 # Folding: kpmc fold (kpmc-fold, GSL, gnuplot) on a trace of known truth.
-if "$top/tests/host/fold.sh" "$kpmc" "$out/fold"; then
-	passed=$((passed + 1))
-else
-	failed=$((failed + 1))
-fi
+run fold "$top/tests/host/fold.sh" "$kpmc" "$out/fold"
 # The same folding as a library call: libkpmcfold's exports, and its result equal to kpmc fold's.
-if "$top/tests/host/foldlib.sh" "$kpmc" "$out/foldlib"; then
-	passed=$((passed + 1))
-else
-	failed=$((failed + 1))
-fi
+run foldlib "$top/tests/host/foldlib.sh" "$kpmc" "$out/foldlib"
 # kpmc's command table: built-in commands, kpmc-WORD programs, refusals.
-if "$top/tests/host/commands.sh" "$kpmc"; then
-	passed=$((passed + 1))
-else
-	failed=$((failed + 1))
-fi
+run commands "$top/tests/host/commands.sh" "$kpmc"
 # Kernel-version checks live only in kpmc/compat.h.
-if "$top/tests/host/compat_only.sh"; then
-	passed=$((passed + 1))
-else
-	failed=$((failed + 1))
-fi
+run compat_only "$top/tests/host/compat_only.sh"
 # Comments keep the reasoning, not review or issue ids.
-if "$top/tests/host/no_ticket_ids.sh"; then
-	passed=$((passed + 1))
-else
-	failed=$((failed + 1))
-fi
+run no_ticket_ids "$top/tests/host/no_ticket_ids.sh"
 # Every part's set-up and tear-down is called from kernel/module.c only.
-if "$top/tests/host/lifecycle_from_module.sh"; then
-	passed=$((passed + 1))
-else
-	failed=$((failed + 1))
-fi
+run lifecycle_from_module "$top/tests/host/lifecycle_from_module.sh"
 # check NAME CMD...: a checker whose last line is its verdict; the whole
 # report when it fails.
 check() {
@@ -105,10 +79,10 @@ check() {
 	shift
 	if "$@" >"$out/$name.txt"; then
 		tail -n 1 "$out/$name.txt"
-		passed=$((passed + 1))
+		verdict "$name" 0
 	else
 		cat "$out/$name.txt"
-		failed=$((failed + 1))
+		verdict "$name" 1
 	fi
 }
 # planted NAME WHAT CMD... (PATTERN lines on stdin): the checker, run on a
@@ -119,18 +93,18 @@ planted() {
 	if "$@" >"$out/$name.txt"; then
 		cat "$out/$name.txt"
 		echo "$name: FAIL $what: not seen"
-		failed=$((failed + 1))
+		verdict "$name" 1
 		return
 	fi
 	while IFS= read -r pattern; do
 		grep -q -- "$pattern" "$out/$name.txt" && continue
 		cat "$out/$name.txt"
 		echo "$name: FAIL $what: not named ($pattern)"
-		failed=$((failed + 1))
+		verdict "$name" 1
 		return
 	done
 	echo "$name: PASS $what: each named"
-	passed=$((passed + 1))
+	verdict "$name" 0
 }
 copy=$(mktemp -d)
 mkdir -p "$copy/tests"
@@ -186,5 +160,6 @@ planted kerneldoc_planted "a @param line removed" "$top/tests/host/kerneldoc.sh"
 kpmc\.h:[0-9]*: warning: Function parameter or .*member 'fn' not described in 'kpmc_region_samples'
 EOF
 rm -rf "$copy"
+printf '%s\n' "${failures[@]}" | sed '/^$/d' >"$out/failures"
 echo "$passed $failed" >"$out/result"
 [ $failed -eq 0 ]
