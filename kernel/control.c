@@ -26,6 +26,7 @@
 
 #include "kpmc/compat.h"
 #include "layer_base.h"
+#include "layer_ring.h"
 #include "layer_objects.h"
 #include "layer_configs.h"
 #include "layer_rules.h"
@@ -93,7 +94,8 @@ static int need_config_and_session(struct kpmc_thread *t, struct kpmc_session **
 		return -EBADF;
 	}
 	/* A no-loss ring keeps room for the largest sample (with its format's parts). */
-	err = kpmc_session_set_headroom(*s, t->conf->records_per_sample, why, sizeof(why));
+	err = kpmc_ring_set_headroom((*s)->ring, t->conf->records_per_sample, why,
+				     sizeof(why));
 	if (err) {
 		kpmc_reject(t, "enable", "%s", why);
 		kpmc_session_put(*s);

@@ -24,6 +24,7 @@
 
 #include "kpmc/compat.h"
 #include "layer_base.h"
+#include "layer_ring.h"
 #include "layer_objects.h"
 #include "layer_formats.h"
 #include "layer_per_cpu.h"
@@ -108,7 +109,7 @@ static void push_sample(struct kpmc_thread *t, const struct kpmc_record *rec,
 	struct kpmc_format_sample fs;
 
 	if (!f) {
-		kpmc_session_push(t->session, rec);
+		kpmc_ring_push(t->session->ring, rec);
 		return;
 	}
 	fs.regs = regs;
@@ -136,7 +137,7 @@ static void emit_regs(struct kpmc_thread *t, enum kpmc_record_kind kind, struct 
 	 * the stack, for the push that counts it dropped.
 	 */
 	if (s && !(sample && t->conf->fmt[t->set])) {
-		rec = kpmc_session_reserve(s, &flags);
+		rec = kpmc_ring_write_begin(s->ring, &flags);
 		if (!rec)
 			rec = &stack_rec;
 	}
@@ -159,11 +160,11 @@ static void emit_regs(struct kpmc_thread *t, enum kpmc_record_kind kind, struct 
 		WRITE_ONCE(t->last_virt_mask, rec->virt_mask);
 	}
 	if (rec != &stack_rec)
-		kpmc_session_commit(s, rec, flags);
+		kpmc_ring_write_end(s->ring, rec, flags);
 	else if (s && sample)
 		push_sample(t, rec, regs);
 	else if (s)
-		kpmc_session_push(s, rec);
+		kpmc_ring_push(s->ring, rec);
 
 	/*
 	 * acc[] is cleared here for the set's counters only: past them it is

@@ -12,6 +12,7 @@
 #include <linux/seq_file.h>
 #include <linux/irqflags.h>
 
+#include "layer_ring.h"
 #include "layer_objects.h"
 #include "layer_formats.h"
 #include "kpmc/format.h"
@@ -244,9 +245,9 @@ void kpmc_format_emit(struct kpmc_session *session, struct kpmc_format *f, void 
 		}
 	}
 	if (bytes == -ENOSPC)
-		kpmc_session_lose(session, 1);
+		kpmc_ring_lose(session->ring, 1);
 	else
-		kpmc_session_push_n(session, sc->recs, 1 + n);
+		kpmc_ring_push_n(session->ring, sc->recs, 1 + n);
 	local_irq_restore(flags);
 }
 

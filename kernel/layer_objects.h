@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The objects layer's functions (tests/host/kernel_layers.txt): pmu.c, session.c, record.c, selfpage.c: the PMU claim, sessions and
- * their rings, records, the fast read path's page.
+ * The objects layer's functions (tests/host/kernel_layers.txt): pmu.c, session.c, record.c, selfpage.c: the PMU claim, sessions,
+ * records, the fast read path's page.
  * Included by its own files and by the layers above.
  */
 #ifndef KPMC_LAYER_OBJECTS_H
@@ -32,7 +32,6 @@ void kpmc_pmu_settle(void);
 void kpmc_pmu_shutdown(void);
 
 /* session.c */
-extern unsigned int kpmc_ring_records;
 struct kpmc_session *kpmc_session_open(char *why, size_t len);
 struct kpmc_session *kpmc_session_of_current(void);
 void kpmc_session_get(struct kpmc_session *s);
@@ -43,17 +42,6 @@ void kpmc_session_release(struct kpmc_session *s);
 /* Process context, the owner's: may what s's owner monitors be counted as CAP_PERFMON's? */
 bool kpmc_session_capable(const struct kpmc_session *s);
 struct pid_namespace *kpmc_session_pid_ns(const struct kpmc_session *s);
-/* Process context: the calling thread reads s (read, poll, mmap): its group never waits on s. */
-void kpmc_session_reader(struct kpmc_session *s);
-void kpmc_session_stats(struct kpmc_session *s, u64 *used, u64 *dropped);
-void kpmc_session_push(struct kpmc_session *s, const struct kpmc_record *rec);
-void kpmc_session_push_n(struct kpmc_session *s, const struct kpmc_record *recs,
-			 unsigned int n);
-struct kpmc_record *kpmc_session_reserve(struct kpmc_session *s, unsigned long *flags);
-void kpmc_session_commit(struct kpmc_session *s, const struct kpmc_record *rec,
-			 unsigned long flags);
-/* n records were dropped for another reason than a full ring (a format's buffer). */
-void kpmc_session_lose(struct kpmc_session *s, unsigned int n);
 /*
  * record.c: a record of counts acc (hw slot order) over run_ns, with the
  * active monitoring module's virtual counters; the caller adds who and why.
@@ -61,28 +49,13 @@ void kpmc_session_lose(struct kpmc_session *s, unsigned int n);
 void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 		       const struct kpmc_config *cfg, const struct kpmc_hw_config *hw,
 		       const u64 *acc, u64 run_ns, struct kpmc_thread *t);
-int kpmc_session_resize(struct kpmc_session *s, u32 records, char *why, size_t len);
 /*
  * A write to the monitor file: "ring=N", "ring=N,noloss", "noloss",
  * "wakeup=MS|watermark" or "unprivileged".
  */
 int kpmc_session_command(struct kpmc_session *s, const char *buf, size_t len,
 			 char *why, size_t whylen);
-/* mmap of the monitor file: the control page or the records (UAPI kpmc_ring_control). */
-int kpmc_session_mmap(struct kpmc_session *s, struct vm_area_struct *vma, char *why, size_t len);
-/*
- * The most records one sample of s can take (a sample and its format's
- * parts): no-loss mode keeps room for that many in flight. Process context;
- * -ENOSPC (and why) when s is in no-loss mode with a ring too small for it.
- */
-int kpmc_session_set_headroom(struct kpmc_session *s, unsigned int records_per_sample,
-			      char *why, size_t len);
-/* /proc/kpmc/info: the no-loss waits and how they ended, over all sessions. */
-void kpmc_sessions_show(struct seq_file *m);
-ssize_t kpmc_session_read(struct kpmc_session *s, char __user *buf, size_t len, bool nonblock);
-__poll_t kpmc_session_poll(struct kpmc_session *s, struct file *f, poll_table *pt);
 unsigned int kpmc_sessions_live(void);
-void kpmc_sessions_shutdown(void);
 void kpmc_sessions_exit(void);
 
 /* selfpage.c: the fast read path (struct kpmc_self_page). Hot path: IRQs off, t's CPU. */

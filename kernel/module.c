@@ -10,6 +10,7 @@
 #include <linux/kernel.h>
 
 #include "layer_base.h"
+#include "layer_ring.h"
 #include "layer_objects.h"
 #include "layer_formats.h"
 #include "layer_rules.h"
@@ -106,6 +107,7 @@ out_threads:
 	kpmc_threads_exit();
 	kpmc_pmu_shutdown();
 	kpmc_sessions_exit();
+	kpmc_rings_exit();
 out_builtin_formats:
 	kpmc_builtin_formats_exit();
 out_formats:
@@ -136,7 +138,7 @@ static void __exit kpmc_exit(void)
 	 */
 	kpmc_system_exit();
 	/* Wake blocked readers, then close every open session file. */
-	kpmc_sessions_shutdown();
+	kpmc_rings_shutdown();
 	kpmc_proc_exit();
 	kpmc_privilege_exit();
 	kpmc_hooks->detach();
@@ -147,6 +149,7 @@ static void __exit kpmc_exit(void)
 	kpmc_pmu_shutdown();
 	kpmc_monmod_exit();
 	kpmc_sessions_exit();
+	kpmc_rings_exit();
 	kpmc_defer_exit();
 	kpmc_formats_exit();
 	kpmc_builtin_formats_exit();

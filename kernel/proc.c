@@ -13,6 +13,7 @@
 #include <linux/sched.h>
 
 #include "layer_base.h"
+#include "layer_ring.h"
 #include "layer_objects.h"
 #include "layer_formats.h"
 #include "layer_per_cpu.h"
@@ -119,7 +120,7 @@ static int info_show(struct seq_file *m, void *v)
 	seq_printf(m, "threads_lost: %d\n", atomic_read(&kpmc_threads_lost));
 	seq_printf(m, "sessions: %u\n", kpmc_sessions_live());
 	seq_printf(m, "ring_records: %u\n", kpmc_ring_records);
-	kpmc_sessions_show(m);
+	kpmc_rings_show(m);
 	kpmc_live_objects(&live_threads, &live_configs);
 	seq_printf(m, "live_objects: %u (thread states %d, configurations %d, sessions %u)\n",
 		   live_threads + live_configs + kpmc_sessions_live(), live_threads,
@@ -354,7 +355,9 @@ static int monitor_release(struct inode *inode, struct file *f)
 
 static ssize_t monitor_read(struct file *f, char __user *buf, size_t len, loff_t *ppos)
 {
-	return kpmc_session_read(f->private_data, buf, len, f->f_flags & O_NONBLOCK);
+	struct kpmc_session *s = f->private_data;
+
+	return kpmc_ring_read(s->ring, buf, len, f->f_flags & O_NONBLOCK);
 }
 
 /*
@@ -388,8 +391,9 @@ static ssize_t monitor_write(struct file *f, const char __user *ubuf,
 /* The session's ring, mapped (struct kpmc_ring_control). */
 static int monitor_mmap(struct file *f, struct vm_area_struct *vma)
 {
+	struct kpmc_session *s = f->private_data;
 	char why[KPMC_ERR_MAX] = "";
-	int r = kpmc_session_mmap(f->private_data, vma, why, sizeof(why));
+	int r = kpmc_ring_mmap(s->ring, vma, why, sizeof(why));
 
 	if (r && why[0])
 		kpmc_reject(kpmc_thread_of_current(true), "monitor", "%s", why);
@@ -398,7 +402,9 @@ static int monitor_mmap(struct file *f, struct vm_area_struct *vma)
 
 static __poll_t monitor_poll(struct file *f, poll_table *pt)
 {
-	return kpmc_session_poll(f->private_data, f, pt);
+	struct kpmc_session *s = f->private_data;
+
+	return kpmc_ring_poll(s->ring, f, pt);
 }
 
 /* ---- mm_manager ---- */

@@ -27,6 +27,7 @@
 #include <linux/ktime.h>
 
 #include "layer_base.h"
+#include "layer_ring.h"
 #include "layer_objects.h"
 #include "layer_configs.h"
 #include "layer_rules.h"
@@ -71,7 +72,7 @@ static void sys_record(struct kpmc_cpu *c, struct kpmc_system *sys,
 	kpmc_record_build(&rec, kind, &sys->conf->sets.set[0], sys_hw(sys),
 			  c->sys_acc, c->sys_run_ns, NULL);
 	rec.nsample = ++c->sys_nsample;
-	kpmc_session_push(sys->session, &rec);
+	kpmc_ring_push(sys->session->ring, &rec);
 	memset(c->sys_acc, 0, sizeof(c->sys_acc));
 	c->sys_run_ns = 0;
 }

@@ -27,6 +27,7 @@
 #include <uapi/linux/kpmc.h>
 
 struct proc_dir_entry;
+struct kpmc_ring;
 
 #include "kpmc/backend.h"
 #include "kpmc/monmod.h"
@@ -55,15 +56,7 @@ struct kpmc_session {
 	refcount_t ref;
 	struct list_head node;		/* kpmc_sessions, until freed: charged to its user */
 	struct pid *owner;		/* the opening thread, while the file is open */
-	/*
-	 * The thread groups that read s: the opener's, and the last to read,
-	 * poll or map it (under lock). Their threads never wait on s in
-	 * no-loss mode (they would wait for themselves), and s's reader is
-	 * gone once neither group lives (a child that inherited the file
-	 * keeps it open, and may not read it).
-	 */
-	struct pid *owner_group;
-	struct pid *reader_group;
+	struct pid *owner_group;	/* the opener's thread group: the records' pid namespace */
 	kuid_t uid;			/* the opener's effective uid */
 	bool capable;			/* the opener was perfmon_capable(): no user limits */
 	/*
@@ -73,9 +66,8 @@ struct kpmc_session {
 	bool unprivileged;
 	bool listed;			/* on kpmc_sessions: freeing takes it off */
 	size_t ring_bytes;		/* the ring's size (or reserved size); kpmc_sessions_lock */
-	raw_spinlock_t lock;		/* producers (any CPU, any context) vs reader */
-	struct kpmc_ring_pos pos;
-	struct kpmc_record *slots;
+	/* Its records (ring.c): producers write there; a no-loss wait may outlive s. */
+	struct kpmc_ring *ring;
 	bool closed;			/* the reader closed its file */
 	/*
 	 * Its threads stop counting and it takes no thread any more: the
@@ -83,21 +75,8 @@ struct kpmc_session {
 	 * for it to drain) or closed its file (closed is set too).
 	 */
 	bool stopping;
-	wait_queue_head_t wait;
-	struct irq_work wake;		/* wake readers from scheduler context */
-	struct hrtimer wake_timer;	/* batched wakeup: at most wakeup_ms late */
-	bool wake_armed;		/* wake_timer started, not yet fired; under lock */
-	u32 wake_mark;			/* records in the ring that wake at once */
-	int wakeup_ms;			/* "wakeup=": KPMC_WAKEUP_* or ms; under lock */
-	u64 records_in;			/* records pushed (kept + dropped); under lock */
 	struct irq_work free_irq;	/* the last put queues the free from any context */
 	struct rcu_work free_work;	/* free in process context, after a grace period */
-	/* The mapped ring (session.c): its control page; once mapped, its size is fixed. */
-	struct kpmc_ring_control *ctrl;
-	bool mapped;
-	/* No-loss mode (session.c): NULL while off. */
-	struct kpmc_noloss *noloss;
-	u32 per_sample;			/* most records one sample takes (kpmc_session_set_headroom) */
 	/*
 	 * The thread states given s while it took threads (thread.c; under
 	 * kpmc_threads_lock): what its close and stop visit. Emptied by the
