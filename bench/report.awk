@@ -1,6 +1,9 @@
 # Tables of a kpmc bench run, from its KPMC-BENCH lines (bench/run.sh).
 # Each figure is the minimum over repetitions: under -icount the runs differ
 # only by where timer interrupts land, which can only add instructions.
+# With -v plots=DIR, the curves behind the tables also go to DIR as data
+# files of the same figures (bench/plot.sh draws them): switch_counters.dat,
+# switch_alive.dat, sample_period.dat; a missing figure is "NaN".
 
 function kv(line, key,    m) {
 	if (match(line, " " key "=[^ ]*")) {
@@ -25,6 +28,11 @@ function ratio(k, p) {
 	if (k == "" || p == "" || p <= 0)
 		return "n/a"
 	return sprintf("%.3f", k / p)
+}
+
+# A figure in a plot's data file.
+function dat(v) {
+	return v == "" ? "NaN" : sprintf("%.3f", v)
 }
 
 function num(v) {
@@ -94,6 +102,8 @@ END {
 		ka = (k != "" && base != "") ? (k - base) / 2 : ""
 		printf "%-9d %10s %10s %10s %14s %14s %8s\n", n, num(base), num(p), num(k),
 		       num(pa), num(ka), ratio(ka, pa)
+		if (plots != "")
+			printf "%d %s %s\n", n, dat(pa), dat(ka) >(plots "/switch_counters.dat")
 		if (ka != "" && pa != "")
 			csw[n] = ka / pa
 	}
@@ -124,6 +134,11 @@ END {
 		ka = (k != "" && bmin != "") ? (k - bmin) / 2 : ""
 		if (first == "" && ka != "")
 			first = ka
+		if (plots != "") {
+			p = get("pingpong_alive" S "perf" S "2" S a)
+			printf "%d %s %s\n", a, dat((p != "" && bmin != "") ? (p - bmin) / 2 : ""),
+			       dat(ka) >(plots "/switch_alive.dat")
+		}
 		printf "%-9d %10s %10s %14s %14s %10s\n", a, num(get("pingpong_alive" S "base" S "0" S a)),
 		       num(k), num(ka),
 		       (ka != "" && first > 0) ? sprintf("%+.0f (%+.1f%%)", ka - first, 100 * (ka - first) / first) : "n/a",
@@ -174,6 +189,8 @@ END {
 		       added(pa), "-"
 		printf "%-28s %12s %9s %14s %8s\n", "kpmc: EBS every " periods[i], num(kn), num(ks),
 		       added(ka), (ka >= 0 && pa > 0) ? ratio(ka, pa) : "n/a"
+		if (plots != "")
+			printf "%s %s %s\n", periods[i], dat(pa), dat(ka) >(plots "/sample_period.dat")
 		if (i == 1 && kn > 0) {
 			fast_rate = ks * 1e9 / kn
 			fast_lost = lostmax["spin_ebs" S "kpmc" S "1" S periods[i]] + 0

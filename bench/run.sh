@@ -54,7 +54,10 @@ res=$work/results/$stamp-$scale.txt
 	"$work/fmtbench" $([ "$scale" = smoke ] && echo 20000 || echo 1000000)
 } >"$res"
 grep -q '^KPMC-BENCH-END' "$res" || { echo "bench: the guest did not finish the benchmarks (see $log)" >&2; exit 1; }
-awk -f "$top/bench/report.awk" "$res" | tee "${res%.txt}.table"
+mkdir -p "${res%.txt}-plots"
+awk -v plots="${res%.txt}-plots" -f "$top/bench/report.awk" "$res" | tee "${res%.txt}.table"
+# The curves behind the tables, drawn (never a reason to fail the run).
+"$top/bench/plot.sh" "${res%.txt}-plots" >&2 || true
 echo "bench: raw figures in $res" >&2
 if grep -q '^KPMC-BENCH-ERROR' "$res"; then
 	echo "bench: some runs failed (KPMC-BENCH-ERROR lines in $res)" >&2

@@ -10,7 +10,8 @@
 # (lifecycle_from_module.sh); the core's layers and call cycles (kernel_cycles.py);
 # plug-ins and the core meeting only at faces and registries (plugin_faces.py);
 # userland/'s folders calling one way (userland_folders.sh); kernel-doc of
-# the interfaces built on from outside the core (kerneldoc.sh).
+# the interfaces built on from outside the core (kerneldoc.sh); make bench's
+# pictures against its tables (bench_plots.sh).
 #   tests/host/run.sh KPMC OUTDIR  -> OUTDIR/result "PASSED FAILED"
 set -uo pipefail
 kpmc=${1:?usage: run.sh KPMC OUTDIR}
@@ -72,6 +73,8 @@ run compat_only "$top/tests/host/compat_only.sh"
 run no_ticket_ids "$top/tests/host/no_ticket_ids.sh"
 # Every part's set-up and tear-down is called from kernel/module.c only.
 run lifecycle_from_module "$top/tests/host/lifecycle_from_module.sh"
+# make bench's pictures, from the newest full bench run kept in bench/results/.
+run bench_plots "$top/tests/host/bench_plots.sh" "$(ls "$top"/bench/results/*-full.txt | tail -n 1)" "$out/bench_plots"
 # check NAME CMD...: a checker whose last line is its verdict; the whole
 # report when it fails.
 check() {
