@@ -87,10 +87,13 @@ while [ $rep -le $REPS ]; do
 
 	# 1b. The same with more monitored threads alive (asleep): kpmc finds a
 	# switching thread's state among all of them. Compared with no
-	# monitoring at the same number of threads.
+	# monitoring at the same number of threads, and with perf following
+	# every thread of the process (counters inherited by each).
 	want alive && for a in $ALIVE; do
 		$BIN/pingpong $ROUNDS 0 $((a - 2)) | sed "s/^KPMC-BENCH pingpong /KPMC-BENCH pingpong_alive /" |
 			tag base 0 $rep
+		$BIN/pingpong $ROUNDS 2 $((a - 2)) | sed "s/^KPMC-BENCH pingpong /KPMC-BENCH pingpong_alive /" |
+			tag perf 2 $rep
 		# A ring for every thread's last record: "followed" counts them.
 		under_kpmc 2 -A -k 16384 -- $BIN/pingpong $ROUNDS 0 $((a - 2))
 		sed "s/^KPMC-BENCH pingpong /KPMC-BENCH pingpong_alive /" $OUT/prog.txt | tag kpmc 2 $rep

@@ -8,6 +8,9 @@
  * counting. IDLE more threads, created first and asleep in read() until
  * the rounds are over, are as many more monitored threads alive under kpmc
  * (whatever looks a switching thread up among them shows in the figure).
+ * With IDLE and NPERF > 0, perf follows every thread of the process as
+ * perf stat does: the NPERF counters are opened with inherit before any
+ * thread is created, so each idle thread and the peer have their own.
  *
  * Prints: KPMC-BENCH pingpong rounds=R nperf=N alive=A ns=T ns_per_round=X
  *         [perf_count=C: counter 0 of the main thread after the rounds]
@@ -20,6 +23,7 @@
 static int to_peer[2], to_main[2];
 static long rounds;
 static int nperf;
+static int inherited;		/* the counters came from main, inherited */
 static pthread_barrier_t ready;
 static int idle_pipe[2];
 
@@ -73,7 +77,8 @@ static void *peer(void *arg)
 	long i;
 
 	(void)arg;
-	bench_perf_open(fds, nperf, 0x08, 0);
+	if (!inherited)
+		bench_perf_open(fds, nperf, 0x08, 0);
 	pthread_barrier_wait(&ready);
 	for (i = 0; i < rounds; i++) {
 		if (read(to_peer[0], &b, 1) != 1 || write(to_main[1], &b, 1) != 1) {
@@ -100,12 +105,16 @@ int main(int argc, char **argv)
 	nperf = (int)bench_arg(argv[2], "NPERF");
 	if (argc == 4)
 		nidle = bench_arg(argv[3], "IDLE");
+	inherited = argc == 4 && nperf > 0;
+	if (inherited)
+		bench_perf_open(fds, nperf, 0x08, 1);
 	idle_ids = start_idle(nidle);
 	if (pipe(to_peer) || pipe(to_main)) {
 		perror("pingpong: pipe");
 		return 1;
 	}
-	bench_perf_open(fds, nperf, 0x08, 0);
+	if (!inherited)
+		bench_perf_open(fds, nperf, 0x08, 0);
 	pthread_barrier_init(&ready, NULL, 2);
 	if (pthread_create(&th, NULL, peer, NULL)) {
 		fprintf(stderr, "pingpong: pthread_create failed\n");
