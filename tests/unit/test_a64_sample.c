@@ -3,8 +3,10 @@
  * The walk from an interrupted PC to the access a memory sample hit
  * (backends/arm64/a64_sample.c), on the instructions of memobjects' loops (the
  * guest test's program; encodings from its objdump): every position in each
- * loop, exact, walked back, lost to a moved index, and none at a loop head
- * whose predecessor in memory is not the instruction that ran.
+ * loop, exact, walked back, a moved index undone, and none at a loop head
+ * whose predecessor in memory is not the instruction that ran; then the
+ * forms compilers emit: a pointer bumped by a constant after its load, the
+ * zero register of a compare, SP given back, a load just above a loop's head.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,6 +38,33 @@ static int fetch(void *ctx, u64 pc, u32 *insn)
 		return -EFAULT;
 	*insn = text[(pc - TEXT_START) / 4];
 	return 0;
+}
+
+/* Other code than memobjects': words from start on. */
+struct code {
+	u64 start;
+	const u32 *words;
+	size_t n;
+};
+
+static int fetch_code(void *ctx, u64 pc, u32 *insn)
+{
+	const struct code *c = ctx;
+
+	if (pc < c->start || pc >= c->start + 4 * c->n || pc % 4)
+		return -EFAULT;
+	*insn = c->words[(pc - c->start) / 4];
+	return 0;
+}
+
+static struct kpmc_mem_access locate_in(const struct code *c, struct kpmc_a64_regs *r, u64 pc)
+{
+	struct kpmc_mem_access m;
+
+	memset(&m, 0, sizeof(m));
+	r->pc = pc;
+	kpmc_a64_locate_access(r, fetch_code, (void *)c, &m);
+	return m;
 }
 
 static struct kpmc_mem_access locate(struct kpmc_a64_regs *r, u64 pc)
@@ -99,16 +128,23 @@ static void test_b_loop(void **state)
 	assert_int_equal(m.skid, 1);
 	assert_true(m.flags & KPMC_MEM_F_ADDR);
 	assert_int_equal(m.addr, row3 + 8 * 9);
-	/* Once "add x1, x1, #1" ran, the index in x1 is not the one loaded from. */
+	/*
+	 * Once "add x1, x1, #1" ran, x1 is one past the index loaded from: the
+	 * walk takes the 1 back; "cmp x1, x3" writes the zero register, not SP.
+	 */
 	r.x[1] = 10;
 	m = locate(&r, 0x4008a4);
 	assert_int_equal(m.ip, 0x400898);
 	assert_int_equal(m.op, KPMC_MEM_OP_LOAD);
-	assert_false(m.flags & KPMC_MEM_F_ADDR);
-	assert_true(m.flags & KPMC_MEM_F_CLOBBERED);
+	assert_true(m.flags & KPMC_MEM_F_ADDR);
+	assert_false(m.flags & (KPMC_MEM_F_CLOBBERED | KPMC_MEM_F_EXACT));
+	assert_int_equal(m.addr, row3 + 8 * 9);
 	m = locate(&r, 0x4008a8);
 	assert_int_equal(m.skid, 3);
-	assert_true(m.flags & KPMC_MEM_F_CLOBBERED);
+	assert_true(m.flags & KPMC_MEM_F_ADDR);
+	assert_int_equal(m.addr, row3 + 8 * 9);
+	/* "add x0, x0, x4" wrote x0, not an address register: still given. */
+	assert_int_equal(m.ip, 0x400898);
 }
 
 static void test_c_loop(void **state)
@@ -151,6 +187,112 @@ static void test_edges(void **state)
 	}
 }
 
+/*
+ * GCC -O2's strided loop: the pointer moves on right after its load, a
+ * floating-point add and a compare follow; above the loop's head, a load
+ * that runs once.
+ */
+static void test_strided_loop(void **state)
+{
+	static const u32 words[] = {
+		0xf94000c5,	/* 1ffc: ldr x5, [x6] (before the loop) */
+		0xfd400001,	/* 2000: ldr d1, [x0] (the loop's head) */
+		0x91060000,	/* 2004: add x0, x0, #0x180 */
+		0x1e612800,	/* 2008: fadd d0, d0, d1 */
+		0xeb02001f,	/* 200c: cmp x0, x2 */
+		0x54ffff81,	/* 2010: b.ne 2000 */
+		0xd65f03c0,	/* 2014: ret */
+	};
+	const struct code c = { 0x1ffc, words, ARRAY_SIZE(words) };
+	const u64 elem = 0x7f0000100000ULL;
+	struct kpmc_a64_regs r;
+	struct kpmc_mem_access m;
+	u64 pc;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.x[6] = 0x5000;
+	r.x[0] = elem;
+	m = locate_in(&c, &r, 0x2004);
+	assert_true(m.flags & KPMC_MEM_F_EXACT);
+	assert_int_equal(m.addr, elem);
+	assert_true(m.flags & KPMC_MEM_F_SIMD);
+	/* Past the bump, the fadd (a V register) and the compare (XZR): the same element. */
+	r.x[0] = elem + 0x180;
+	for (pc = 0x2008; pc <= 0x2010; pc += 4) {
+		m = locate_in(&c, &r, pc);
+		assert_int_equal(m.ip, 0x2000);
+		assert_int_equal(m.op, KPMC_MEM_OP_LOAD);
+		assert_int_equal(m.size, 8);
+		assert_true(m.flags & KPMC_MEM_F_ADDR);
+		assert_int_equal(m.addr, elem);
+		assert_int_equal(m.skid, (pc - 0x2004) / 4);
+	}
+	/*
+	 * At the head, after the branch back: the load above it ran once, before
+	 * the loop; a sample here is charged to no instruction, and neither is
+	 * one a step further, whose walk would cross the head.
+	 */
+	m = locate_in(&c, &r, 0x2000);
+	assert_int_equal(m.op, KPMC_MEM_OP_NONE);
+	assert_int_equal(m.ip, 0x2000);
+	assert_false(m.flags & KPMC_MEM_F_ADDR);
+	{
+		static const u32 body[] = {
+			0xf94000c5,	/* 3000: ldr x5, [x6] (before the loop) */
+			0x8b030000,	/* 3004: add x0, x0, x3 (the loop's head) */
+			0xf1000442,	/* 3008: subs x2, x2, #1 */
+			0x54ffffc1,	/* 300c: b.ne 3004 */
+		};
+		const struct code c2 = { 0x3000, body, ARRAY_SIZE(body) };
+
+		m = locate_in(&c2, &r, 0x3008);
+		assert_int_equal(m.op, KPMC_MEM_OP_NONE);
+		m = locate_in(&c2, &r, 0x300c);
+		assert_int_equal(m.op, KPMC_MEM_OP_NONE);
+	}
+}
+
+/*
+ * A load from the stack, then a compare with the zero register as its
+ * destination, then SP given back: the address is the load's.
+ */
+static void test_stack_and_compare(void **state)
+{
+	static const u32 words[] = {
+		0xf94007e1,	/* 4000: ldr x1, [sp, #8] */
+		0xf100003f,	/* 4004: cmp x1, #0 */
+		0x910043ff,	/* 4008: add sp, sp, #16 */
+		0xd65f03c0,	/* 400c: ret */
+		0xf94007e1,	/* 4010: ldr x1, [sp, #8] */
+		0xaa1f03e0,	/* 4014: mov x0, xzr (orr x0, xzr, xzr) */
+		0x9100001f,	/* 4018: mov sp, x0 (add sp, x0, #0) */
+		0xd65f03c0,	/* 401c: ret */
+	};
+	const struct code c = { 0x4000, words, ARRAY_SIZE(words) };
+	const u64 sp = 0xffffc000;
+	struct kpmc_a64_regs r;
+	struct kpmc_mem_access m;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.sp = sp;
+	m = locate_in(&c, &r, 0x4008);
+	assert_true(m.flags & KPMC_MEM_F_ADDR);
+	assert_int_equal(m.addr, sp + 8);
+	r.sp = sp + 16;
+	m = locate_in(&c, &r, 0x400c);
+	assert_int_equal(m.skid, 2);
+	assert_true(m.flags & KPMC_MEM_F_ADDR);
+	assert_int_equal(m.addr, sp + 8);
+	/* SP set from another register: its old value is unknown, the address lost. */
+	r.sp = 0;
+	m = locate_in(&c, &r, 0x401c);
+	assert_int_equal(m.ip, 0x4010);
+	assert_false(m.flags & KPMC_MEM_F_ADDR);
+	assert_true(m.flags & KPMC_MEM_F_CLOBBERED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +300,8 @@ int main(void)
 		cmocka_unit_test(test_b_loop),
 		cmocka_unit_test(test_c_loop),
 		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_strided_loop),
+		cmocka_unit_test(test_stack_and_compare),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
