@@ -113,9 +113,6 @@ static bool branch_target(u32 insn, u64 pc, u64 *target)
 	return true;
 }
 
-/* How far after the PC a branch back into the walked instructions is looked for. */
-#define KPMC_A64_TARGET_SCAN	16
-
 /*
  * Does a direct branch among the instructions from pc on (up to the first
  * branch that cannot fall through, or KPMC_A64_TARGET_SCAN of them) jump to
