@@ -73,8 +73,22 @@ pairs=$({
 	"$(dirname "$kpmc")/kpmc-flame" -h 2>&1
 } | options | sort -u)
 [ -n "$pairs" ] || missing="$missing (no options found in the usage texts)"
+# usage_of NAME: the command behind a name of the pairs, run with -h: its
+# status and first lines (what a failure says).
+usage_of() {
+	local out rc
+	case $1 in
+	kpmc) out=$("$kpmc" -h 2>&1) ;;
+	top) out=$("$top_bin" -h 2>&1) ;;
+	flame) out=$("$(dirname "$kpmc")/kpmc-flame" -h 2>&1) ;;
+	*) out=$("$kpmc" "$1" -h 2>&1) ;;
+	esac
+	rc=$?
+	printf 'exit %d: %s' "$rc" "$(printf '%s\n' "$out" | head -n 2 | tr '\n' ' ')"
+}
 for c in kpmc $subs top flame; do
-	printf '%s\n' "$pairs" | grep -q "^$c " || missing="$missing (no options of $c in the usage texts)"
+	printf '%s\n' "$pairs" | grep -q "^$c " ||
+		missing="$missing (no options of $c in the usage texts; its -h now: $(usage_of "$c"))"
 done
 while read -r c o; do
 	[ -n "$c" ] || continue
