@@ -18,6 +18,23 @@ cat $OUT/memcheck.txt
 grep -m 4 ' mem ' $OUT/memtrace.txt
 verdict arm64_mem_samples_exact_objects_shares "$r"
 
+# The same on loops as GCC -O2 writes them (loopnest: a 2-D array read
+# row-wise, another column-wise, a pointer bumped by a constant after its
+# load, a loop whose head follows a once-per-call load, a row-wise vector
+# store). loopcheck (tests/progs/loopcheck.c) judges every MEM record:
+# addresses lost at most 10% of the samples at an access, at most 1%
+# charged to the load before the head loop, every address of its loop's
+# object and on one lattice of repetitions for all five loops (exact).
+r=""
+kpmc -k 16384 -w $OUT/loopnest.raw -o /dev/null -c pmc0,ebs0=15000,rnd=5000,seed=11,mem=1 -- \
+	"$BIN/loopnest" 200 >$OUT/loopnest.txt 2>$OUT/loopnest_err.txt ||
+	r="kpmc failed: $(tail -n 3 $OUT/loopnest_err.txt);"
+"$BIN/loopcheck" $OUT/loopnest.txt $OUT/loopnest.raw 0 >$OUT/loopcheck.txt 2>&1 ||
+	r="$r $(grep -m 5 FAIL $OUT/loopcheck.txt | tr '\n' ' ');"
+cat $OUT/loopcheck.txt
+artifact $OUT/loopnest.txt loopnest.txt
+verdict arm64_mem_gcc_loop_nests "$r"
+
 # The same seed, the same samples: the decoded addresses depend on nothing
 # but the program and the sampling stream, once the program's own start-up
 # is the same (libc's string functions take alignment-dependent paths over

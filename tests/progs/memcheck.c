@@ -24,6 +24,8 @@
 #include <math.h>
 #include <uapi/linux/kpmc.h>
 
+#include "gcd.h"
+
 #define OBJ_BYTES (64 * 64 * 8)
 
 static int failures;
@@ -32,17 +34,6 @@ static void fail(const char *what)
 {
 	printf("memcheck: FAIL %s\n", what);
 	failures++;
-}
-
-static uint64_t gcd(uint64_t x, uint64_t y)
-{
-	while (y) {
-		uint64_t r = x % y;
-
-		x = y;
-		y = r;
-	}
-	return x;
 }
 
 /* The gcd of the differences of q values from their first, and how many. */
