@@ -46,6 +46,37 @@ function added(v) {
 
 /^KPMC-BENCH-INFO/ { info = $0; sub(/^KPMC-BENCH-INFO /, "", info) }
 /^KPMC-BENCH-ERROR/ { errors = errors "\n  " $0 }
+# Multiplexing accuracy (section mux): each estimate's relative error
+# against its tool's own count of the program without multiplexing.
+/^KPMC-BENCH mux_prog / {
+	mux_prog[++mux_n] = kv($0, "prog")
+	mux_desc[kv($0, "prog")] = kv($0, "user_ms") "+" kv($0, "kernel_ms") " ms x " kv($0, "rounds")
+	mux_interval = kv($0, "interval_ms")
+	next
+}
+/^KPMC-BENCH mux_(perf|kpmc)_truth / {
+	mux_truth[($2 ~ /perf/ ? "perf" : "kpmc") SUBSEP kv($0, "prog") SUBSEP kv($0, "mode")] = kv($0, "count")
+	next
+}
+/^KPMC-BENCH mux_(perf|kpmc) / {
+	t = $2 ~ /perf/ ? "perf" : "kpmc"
+	id = t SUBSEP kv($0, "prog") SUBSEP kv($0, "mode")
+	if (t == "perf")
+		est = kv($0, "running") + 0 > 0 ? kv($0, "count") * kv($0, "enabled") / kv($0, "running") : ""
+	else
+		est = kv($0, "est")
+	if (est == "" || !(id in mux_truth) || mux_truth[id] <= 0) {
+		mux_bad[id]++
+		next
+	}
+	e = est / mux_truth[id] - 1
+	e = e < 0 ? -e : e
+	mux_sum[id] += e
+	mux_cnt[id]++
+	if (e > mux_max[id])
+		mux_max[id] = e
+	next
+}
 /^KPMC-BENCH / {
 	bench = $2
 	tool = kv($0, "tool")
@@ -219,6 +250,33 @@ END {
 	if (fast_p != "")
 		printf "kpmc at its shortest EBS period (%s cycles): %.0f records per guest second to the CLI, %d lost (default ring, 4096)\n",
 		       fast_p, fast_rate, fast_lost
+
+	if (mux_n) {
+		printf "\n6. Multiplexing accuracy at equal coverage (25%%), %% error of the scaled counts\n"
+		printf "   against each tool's own count without multiplexing (mean / max over its estimates)\n"
+		printf "%-11s %-20s %-5s %16s %16s %11s\n", "program", "user+kernel x rounds", "event",
+		       "perf mean / max", "kpmc mean / max", "kpmc/perf"
+		for (i = 1; i <= mux_n; i++)
+			for (m = 1; m <= 2; m++) {
+				pr = mux_prog[i]
+				md = m == 1 ? "u" : "k"
+				pid = "perf" S pr S md
+				kid = "kpmc" S pr S md
+				pm = mux_cnt[pid] ? 100 * mux_sum[pid] / mux_cnt[pid] : ""
+				km = mux_cnt[kid] ? 100 * mux_sum[kid] / mux_cnt[kid] : ""
+				printf "%-11s %-20s %-5s %16s %16s %11s\n", pr, mux_desc[pr],
+				       md == "u" ? "user" : "kern",
+				       pm == "" ? "n/a" : sprintf("%.2f / %.2f", pm, 100 * mux_max[pid]),
+				       km == "" ? "n/a" : sprintf("%.2f / %.2f", km, 100 * mux_max[kid]),
+				       (pm > 0 && km != "") ? sprintf("%.2f", km / pm) : "n/a"
+				if (mux_bad[pid] || mux_bad[kid])
+					printf "  (%d perf and %d kpmc estimates without a count or truth)\n",
+					       mux_bad[pid], mux_bad[kid]
+			}
+		printf "(rotation every %s ms, perf's mux interval, for both; perf: 4 x counters events,\n", mux_interval
+		printf " half user-mode and half kernel-mode instructions; kpmc: 4 sets of both events;\n"
+		printf " the issue's target: kpmc's mean <= half perf's, its max <= perf's)\n"
+	}
 
 	if (errors != "")
 		printf "\nerrors during the run:%s\n", errors

@@ -17,7 +17,7 @@ cross=aarch64-linux-gnu-
 cflags="-std=gnu11 -Wall -Wextra -Werror -O2"
 
 mkdir -p "$work/bin" "$work/results"
-for p in pingpong spawn spin; do
+for p in pingpong spawn spin phases; do
 	${cross}gcc -static $cflags -o "$work/bin/$p" "$top/bench/progs/$p.c" -lpthread
 done
 # selfread measures libkpmc's paths too.

@@ -9,9 +9,9 @@ mkdir -p $OUT
 
 scale=full
 # kpmc.benchonly=SECTIONS: only those sections (a comma list of pingpong,
-# alive, spawn, spin, selfread; bench/run.sh's KPMC_BENCH_ONLY), kpmc.benchreps=N:
+# alive, spawn, spin, selfread, mux; bench/run.sh's KPMC_BENCH_ONLY), kpmc.benchreps=N:
 # N repetitions, kpmc.benchperiods=P,...: those EBS periods (for iterating).
-only=pingpong,alive,spawn,spin,selfread periods="10000 100000 1000000 10000000" reps=""
+only=pingpong,alive,spawn,spin,selfread,mux periods="10000 100000 1000000 10000000" reps=""
 for w in $(cat /proc/cmdline); do
 	case $w in
 	kpmc.bench=*) scale=${w#kpmc.bench=} ;;
@@ -156,5 +156,56 @@ while [ $rep -le $REPS ]; do
 	$BIN/selfread $READS kpmc | tag kpmc 1 $rep
 	rep=$((rep + 1))
 done
+
+# 5. Multiplexing accuracy: more events than counters, at equal coverage.
+# phases (bench/progs/phases.c) alternates user-mode and kernel-mode work;
+# the events are instructions retired in user mode and in kernel mode. perf:
+# 4 x the general counters as events (half of each mode) on the program
+# itself, scaled by enabled/running, rotating at its mux interval; kpmc: 4
+# sets of both events rotating at the same interval on the thread's on-CPU
+# time. Both cover each event 25% of the time. Each tool's estimates are
+# judged against its own count of the same program without multiplexing
+# (user-mode work is the same in every run; kernel-mode work differs a
+# little with the tool's own path). One pass: under -icount a run repeats.
+# Programs (user ms : kernel ms : rounds, about 0.8 s each): a steady fine
+# mix; phases shorter than, equal to and longer than a rotation; phases
+# whose period is kpmc's rotation cycle (4 sets x the interval) and perf's
+# (perf moves one event a turn: each is on for "counters" turns of 4 x
+# counters).
+if want mux; then
+	mi=$(cat /sys/bus/event_source/devices/armv8*/perf_event_mux_interval_ms 2>/dev/null | head -n 1)
+	mi=${mi:-4}
+	nc=$(sed -n 's/^general_counters: \([0-9]*\).*/\1/p' /proc/kpmc/info)
+	$BIN/phases calibrate >$OUT/cal.txt
+	cat $OUT/cal.txt
+	npc=$(sed -n 's/.*ns_per_call=\([0-9]*\).*/\1/p' $OUT/cal.txt)
+	aperf=$((2 * nc * mi))
+	progs="steady:0.05:0.05:8000 short:1:1:400 equal:$mi:$mi:$((800 / (2 * mi))) long:$((4 * mi)):$((4 * mi)):$((800 / (8 * mi))) alias_kpmc:$((2 * mi)):$((2 * mi)):$((800 / (4 * mi))) alias_perf:$aperf:$aperf:$((800 / (2 * aperf) + 1))"
+	[ "$scale" = smoke ] && progs="short:1:1:16"
+	one="pmc1=0x8,usr1=1,os1=0,pmc2=0x8,usr2=0,os2=1"
+	for p in $progs; do
+		set -- $(echo "$p" | tr : ' ')
+		name=$1 rounds=$4
+		iters=$(awk -v m=$2 'BEGIN { printf "%d", m * 500000 }')
+		calls=$(awk -v m=$3 -v c=${npc:-1000} 'BEGIN { printf "%d", m * 1000000 / c }')
+		echo "KPMC-BENCH mux_prog prog=$name user_ms=$2 kernel_ms=$3 rounds=$rounds iters=$iters calls=$calls interval_ms=$mi counters=$nc"
+		$BIN/phases $name $iters $calls $rounds perf 2 | sed 's/ mux_perf / mux_perf_truth /'
+		$BIN/phases $name $iters $calls $rounds perf $((4 * nc))
+		# kpmc -A rows: pid tid records pmc1 pmc2 (one set); pid tid expid
+		# samples coverage pmc1 pmc2 (sets, scaled).
+		kpmc -A -c "$one" -o $OUT/mux.txt -- $BIN/phases $name $iters $calls $rounds >/dev/null 2>$OUT/kpmc.err ||
+			echo "KPMC-BENCH-ERROR kpmc mux truth $name: $(tail -n 2 $OUT/kpmc.err)"
+		awk -v n=$name '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 5 {
+			printf "KPMC-BENCH mux_kpmc_truth prog=%s event=0 mode=u count=%s\n", n, $4
+			printf "KPMC-BENCH mux_kpmc_truth prog=%s event=1 mode=k count=%s\n", n, $5; exit }' $OUT/mux.txt
+		kpmc -A -c "$one,mux=$mi" -c "$one,mux=$mi" -c "$one,mux=$mi" -c "$one,mux=$mi" -o $OUT/mux.txt -- \
+			$BIN/phases $name $iters $calls $rounds >/dev/null 2>$OUT/kpmc.err ||
+			echo "KPMC-BENCH-ERROR kpmc mux $name: $(tail -n 2 $OUT/kpmc.err)"
+		awk -v n=$name '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 7 {
+			sub("%", "", $5)
+			printf "KPMC-BENCH mux_kpmc prog=%s event=%d mode=u est=%s coverage=%s\n", n, 2 * $3, $6, $5
+			printf "KPMC-BENCH mux_kpmc prog=%s event=%d mode=k est=%s coverage=%s\n", n, 2 * $3 + 1, $7, $5 }' $OUT/mux.txt
+	done
+fi
 rmmod kpmc
 echo "KPMC-BENCH-END"
