@@ -66,6 +66,7 @@ progs:
 			$$cc -static $(USER_CFLAGS) -Iinclude -g -o $(BUILD)/$$a/progs/$$p tests/progs/$$p.c -lpthread -lm || exit 1; \
 		done; \
 		$$cc -static $(USER_CFLAGS) -Iinclude -o $(BUILD)/$$a/progs/kpmc_fuzz tests/fuzz/kpmc_fuzz.c -lpthread || exit 1; \
+		$$cc -static $(USER_CFLAGS) -o $(BUILD)/$$a/progs/phases bench/progs/phases.c || exit 1; \
 		$$cc -static $(USER_CFLAGS) $(STACK_CFLAGS) $$([ $$a = arm64 ] && echo -mno-omit-leaf-frame-pointer) \
 			-Iinclude -g -o $(BUILD)/$$a/progs/callchain tests/progs/callchain.c || exit 1; \
 		for p in regions fastpath libkpmc_more selffork memlib twophase regionmetric; do \

@@ -70,6 +70,7 @@ static int parse_indexed(const char *tok, size_t len, const char *word,
 #define KPMC_SEEN_MEM	64u
 #define KPMC_SEEN_LDLAT	128u
 #define KPMC_SEEN_FMT	256u
+#define KPMC_SEEN_MUXRND	512u
 
 void kpmc_quote_token(char *out, size_t outlen, const char *tok, size_t toklen)
 {
@@ -225,6 +226,16 @@ static int parse_token(const char *tok, size_t len,
 			c->mux_ms = (u32)v;
 		else
 			c->mux_samples = (u32)v;
+		return 0;
+	}
+	if (klen == 6 && memcmp(tok, "muxrnd", 6) == 0) {
+		if (!eq || kpmc_parse_u64(val, vlen, &v) || v > KPMC_TBS_MAX_MS)
+			return fail(err, errlen, tok, len,
+				    "muxrnd wants a range in ms (the set's slice varies by +/- muxrnd)");
+		if (*seen & KPMC_SEEN_MUXRND)
+			return fail(err, errlen, tok, len, "given twice");
+		*seen |= KPMC_SEEN_MUXRND;
+		c->mux_rnd_ms = (u32)v;
 		return 0;
 	}
 	if (klen == 3 && memcmp(tok, "mem", 3) == 0) {
@@ -512,10 +523,10 @@ int kpmc_config_parse(const char *buf, size_t len,
 				 c.ebs_slot, w);
 			return fail(err, errlen, buf, len, why);
 		}
-	} else if (seen & (KPMC_SEEN_RND | KPMC_SEEN_SEED)) {
+	} else if ((seen & KPMC_SEEN_RND) || ((seen & KPMC_SEEN_SEED) && !c.mux_rnd_ms)) {
 		return fail(err, errlen, buf, len, "rnd and seed need an ebsN sampling counter");
 	}
-	if ((seen & KPMC_SEEN_SEED) && !c.ebs_range)
+	if ((seen & KPMC_SEEN_SEED) && !c.ebs_range && !c.mux_rnd_ms)
 		return fail(err, errlen, buf, len, "seed without rnd: the period is not randomized");
 	if (c.mux_samples && !c.ebs_period)
 		return fail(err, errlen, buf, len, "muxsamples needs an ebsN sampling counter");
@@ -589,6 +600,15 @@ int kpmc_config_format(const struct kpmc_config *cfg, char *out, size_t len)
 	if (cfg->mux_ms) {
 		w = snprintf(out + used, len > used ? len - used : 0, ",mux=%u", cfg->mux_ms);
 		used += w;
+	}
+	if (cfg->mux_rnd_ms) {
+		w = snprintf(out + used, len > used ? len - used : 0, ",muxrnd=%u", cfg->mux_rnd_ms);
+		used += w;
+		if (!cfg->ebs_range) {
+			w = snprintf(out + used, len > used ? len - used : 0, ",seed=%llu",
+				     (unsigned long long)cfg->seed);
+			used += w;
+		}
 	}
 	if (cfg->mux_samples) {
 		w = snprintf(out + used, len > used ? len - used : 0, ",muxsamples=%u",
@@ -675,6 +695,9 @@ int kpmc_config_sets_parse(const char *buf, size_t len,
 				    "mux and muxsamples rotate event sets: give two or more, separated by ';'");
 		if (out->nr > 1 && !c->mux_ms && !c->mux_samples)
 			c->mux_ms = KPMC_MUX_DEFAULT_MS;
+		if (c->mux_rnd_ms && c->mux_rnd_ms >= c->mux_ms)
+			return fail_sets(out, err, errlen, buf, len,
+				    "muxrnd must stay below the set's mux= slice (the slice varies by +/- muxrnd)");
 	}
 	return 0;
 }

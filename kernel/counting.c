@@ -209,6 +209,12 @@ void kpmc_counting_start(struct kpmc_thread *t)
 	t->set = 0;
 	t->set_run_ns = 0;
 	t->set_samples = 0;
+	t->mux_rand_state = kpmc_rand_init(tcfg(t)->seed ^ KPMC_MUX_SEED_SALT);
+	t->set_slice_ns = kpmc_mux_slice_ns(&t->mux_rand_state, tcfg(t)->mux_ms,
+					    tcfg(t)->mux_rnd_ms);
+	for (t->mux_pos = 0; t->mux_pos < KPMC_MAX_SETS; t->mux_pos++)
+		t->mux_order[t->mux_pos] = t->mux_pos;
+	t->mux_pos = 0;
 	memset(t->total, 0, sizeof(t->total));
 	t->total_run_ns = 0;
 	memset(t->set_total, 0, sizeof(t->set_total));
@@ -246,7 +252,7 @@ void kpmc_sampling_take(struct kpmc_cpu *c, struct kpmc_thread *t, bool loaded)
 static u64 next_due_ns(const struct kpmc_thread *t)
 {
 	u64 tbs = (u64)tcfg(t)->tbs_ms * NSEC_PER_MSEC;
-	u64 mux = (u64)tcfg(t)->mux_ms * NSEC_PER_MSEC;
+	u64 mux = t->set_slice_ns;
 	u64 due = KPMC_FOLD_NS;
 
 	if (tbs)
@@ -267,15 +273,25 @@ static void rotate(struct kpmc_cpu *c, struct kpmc_thread *t)
 	const struct kpmc_hw_config *hw;
 	u64 start[KPMC_MAX_COUNTERS] KPMC_NO_AUTO_INIT;
 
-	if (!kpmc_mux_due(t->set_run_ns, t->set_samples, cfg->mux_ms, cfg->mux_samples))
+	if (!kpmc_mux_due(t->set_run_ns, t->set_samples, t->set_slice_ns, cfg->mux_samples))
 		return;
 	/* Zeroed only here: every sample of a set that does not rotate passes above. */
 	memset(start, 0, sizeof(start));
 	emit(t, KPMC_REC_MUX);
 	kpmc_backend->stop(thw(t));
-	t->set = kpmc_mux_next_set(t->set, t->conf->sets.nr);
+	if (cfg->mux_rnd_ms) {
+		if (++t->mux_pos >= t->conf->sets.nr) {
+			kpmc_mux_shuffle(&t->mux_rand_state, t->mux_order, t->conf->sets.nr);
+			t->mux_pos = 0;
+		}
+		t->set = t->mux_order[t->mux_pos];
+	} else {
+		t->set = kpmc_mux_next_set(t->set, t->conf->sets.nr);
+	}
 	t->set_run_ns = 0;
 	t->set_samples = 0;
+	t->set_slice_ns = kpmc_mux_slice_ns(&t->mux_rand_state, tcfg(t)->mux_ms,
+					    tcfg(t)->mux_rnd_ms);
 	hw = thw(t);
 	if (hw->sampling) {
 		sampling_arm(t);

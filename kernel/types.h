@@ -172,6 +172,14 @@ struct kpmc_thread {
 	unsigned int set;
 	u64 set_run_ns;
 	u32 set_samples;
+	/*
+	 * The set's time slice (drawn when randomized), the generator, and a
+	 * randomized rotation's order in this cycle and position in it.
+	 */
+	u64 set_slice_ns;
+	u64 mux_rand_state;
+	u8 mux_order[KPMC_MAX_SETS];
+	u8 mux_pos;
 	/* Per set, up to the last record: counts by pmc number, on-CPU time. */
 	u64 set_total[KPMC_MAX_SETS][KPMC_MAX_COUNTERS];
 	u64 set_total_run_ns[KPMC_MAX_SETS];

@@ -405,8 +405,20 @@ static void test_config_sets(void **state)
 						sizeof(err)), 0);
 	assert_int_equal(sets.set[0].mux_ms, KPMC_MUX_DEFAULT_MS);
 	assert_int_equal(sets.set[1].mux_ms, KPMC_MUX_DEFAULT_MS);
+	/* Randomized slices, with or without a seed of their own; round trip. */
+	const char *rnd = "pmc1=0x8,mux=4,muxrnd=2,seed=9;pmc1=0x11,muxrnd=3";
+	assert_int_equal(kpmc_config_sets_parse(rnd, strlen(rnd), &pmu, &sets, err, sizeof(err)), 0);
+	assert_int_equal(sets.set[0].mux_rnd_ms, 2);
+	assert_int_equal(sets.set[0].seed, 9);
+	assert_int_equal(sets.set[1].mux_ms, KPMC_MUX_DEFAULT_MS);
+	assert_int_equal(sets.set[1].mux_rnd_ms, 3);
+	kpmc_config_sets_format(&sets, out, sizeof(out));
+	assert_string_equal(out, "pmc1=0x8,usr1=1,os1=0,mux=4,muxrnd=2,seed=9;"
+				 "pmc1=0x11,usr1=1,os1=0,mux=10,muxrnd=3,seed=0");
 
 	const char *bad[] = {
+		"pmc1=0x8,mux=4,muxrnd=4;pmc0", "pmc1=0x8,muxrnd=1", "pmc1=0x8,mux=4,muxrnd=x;pmc0",
+		"pmc1=0x8,mux=4,muxrnd=1,muxrnd=1;pmc0", "pmc1=0x8,muxsamples=2,muxrnd=1;pmc0,ebs0=100000",
 		"pmc1=0x8;", ";pmc1=0x8", "pmc1=0x8;;pmc1=0x8", "pmc1=0x8,mux=5",
 		"pmc1=0x8;pmc1=0x8;pmc1=0x8;pmc1=0x8;pmc1=0x8", "pmc1=0x8,mux=0;pmc0",
 		"pmc1=0x8,muxsamples=2;pmc0", "pmc1=0x8\n;pmc0", "pmc1=0x8;pmc9=0x8",
@@ -426,18 +438,50 @@ static void test_config_sets(void **state)
 static void test_mux_schedule(void **state)
 {
 	unsigned int set = 0, i, order[9];
+	u64 rs, lo = ~0ULL, hi = 0, slice, sum = 0;
 
 	(void)state;
-	/* Time slices: due at exactly mux_ms of the set's on-CPU time. */
-	assert_false(kpmc_mux_due(9999999, 0, 10, 0));
-	assert_true(kpmc_mux_due(10000000, 0, 10, 0));
+	/* Time slices: due at exactly the slice of the set's on-CPU time. */
+	assert_false(kpmc_mux_due(9999999, 0, 10000000, 0));
+	assert_true(kpmc_mux_due(10000000, 0, 10000000, 0));
 	/* Sample counts. */
 	assert_false(kpmc_mux_due(0, 1, 0, 2));
 	assert_true(kpmc_mux_due(0, 2, 0, 2));
 	/* Either, whichever comes first; neither set: never. */
-	assert_true(kpmc_mux_due(20000000, 0, 20, 5));
-	assert_true(kpmc_mux_due(0, 5, 20, 5));
+	assert_true(kpmc_mux_due(20000000, 0, 20000000, 5));
+	assert_true(kpmc_mux_due(0, 5, 20000000, 5));
 	assert_false(kpmc_mux_due(~0ULL, ~0U, 0, 0));
+	/* The slice: mux_ms itself, or none, without a range. */
+	rs = kpmc_rand_init(7);
+	assert_int_equal(kpmc_mux_slice_ns(&rs, 4, 0), 4000000);
+	assert_int_equal(kpmc_mux_slice_ns(&rs, 0, 0), 0);
+	/* With one: within [2, 6] ms, spread over it (mean near 4 ms), never twice the same run. */
+	for (i = 0; i < 10000; i++) {
+		slice = kpmc_mux_slice_ns(&rs, 4, 2);
+		assert_true(slice >= 2000000 && slice <= 6000000);
+		lo = slice < lo ? slice : lo;
+		hi = slice > hi ? slice : hi;
+		sum += slice;
+	}
+	assert_true(lo < 2100000 && hi > 5900000);
+	assert_true(sum / 10000 > 3950000 && sum / 10000 < 4050000);
+	/* A randomized order: every cycle a permutation, each set first about a quarter of the time. */
+	{
+		u8 ord[KPMC_MAX_SETS];
+		unsigned int first[KPMC_MAX_SETS] = { 0 }, k, seen;
+
+		for (i = 0; i < 4000; i++) {
+			kpmc_mux_shuffle(&rs, ord, 4);
+			for (seen = 0, k = 0; k < 4; k++)
+				seen |= 1u << ord[k];
+			assert_int_equal(seen, 0xf);
+			first[ord[0]]++;
+		}
+		for (k = 0; k < 4; k++)
+			assert_true(first[k] > 900 && first[k] < 1100);
+		kpmc_mux_shuffle(&rs, ord, 1);
+		assert_int_equal(ord[0], 0);
+	}
 	/* Round-robin over 3 sets. */
 	for (i = 0; i < 9; i++) {
 		order[i] = set;

@@ -87,7 +87,7 @@ int kpmc_parse_event_list(const char *s, struct kpmc_event_spec *ev, int max,
 }
 
 /* Tokens of the raw syntax that belong to a set, not to a counter. */
-static const char *const set_tokens[] = { "tbs=", "mux=", "muxsamples=", "rnd=", "seed=",
+static const char *const set_tokens[] = { "tbs=", "mux=", "muxsamples=", "muxrnd=", "rnd=", "seed=",
 					  "mem=", "ldlat=", "fmt=", "fmt." };
 
 static int is_set_token(const char *tok)

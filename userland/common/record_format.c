@@ -229,7 +229,7 @@ static int format_set_mappings(char *set, char *out, size_t len, size_t *used,
 {
 	unsigned long long event[KPMC_MAX_COUNTERS] = { 0 }, umask[KPMC_MAX_COUNTERS];
 	int usr[KPMC_MAX_COUNTERS] = { 0 }, os[KPMC_MAX_COUNTERS] = { 0 };
-	unsigned long long v, ebs_period = 0, rnd = 0, seed = 0, mux = 0, muxs = 0;
+	unsigned long long v, ebs_period = 0, rnd = 0, seed = 0, mux = 0, muxs = 0, muxrnd = 0;
 	unsigned int ebs_slot = 0, i;
 	int mem = 0;
 	char *tok, *save = NULL;
@@ -260,6 +260,8 @@ static int format_set_mappings(char *set, char *out, size_t len, size_t *used,
 			seed = strtoull(tok + 5, NULL, 10);
 		} else if (!strncmp(tok, "muxsamples=", 11)) {
 			muxs = strtoull(tok + 11, NULL, 10);
+		} else if (!strncmp(tok, "muxrnd=", 7)) {
+			muxrnd = strtoull(tok + 7, NULL, 10);
 		} else if (!strncmp(tok, "mux=", 4)) {
 			mux = strtoull(tok + 4, NULL, 10);
 		} else if (!strcmp(tok, "mem=1")) {
@@ -278,7 +280,9 @@ static int format_set_mappings(char *set, char *out, size_t len, size_t *used,
 		return -1;
 	if (nsets > 1) {
 		put(out, len, used, "expid=%u (", expid);
-		if (mux)
+		if (mux && muxrnd)
+			put(out, len, used, "%llu +/- %llu ms%s", mux, muxrnd, muxs ? ", or " : "");
+		else if (mux)
 			put(out, len, used, "%llu ms%s", mux, muxs ? ", or " : "");
 		if (muxs)
 			put(out, len, used, "%llu samples", muxs);

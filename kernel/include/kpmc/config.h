@@ -111,6 +111,11 @@ struct kpmc_config {
 	u64 seed;
 	/* Multiplexing: the set gives way after mux_ms of on-CPU time, or after mux_samples samples. */
 	u32 mux_ms;
+	/*
+	 * Randomized slices: each drawn from [mux_ms - mux_rnd_ms, mux_ms +
+	 * mux_rnd_ms] (from seed), so that no program period stays in step.
+	 */
+	u32 mux_rnd_ms;
 	u32 mux_samples;
 	/* Each EBS sample is followed by a MEM record: its data access (memory sampling). */
 	bool mem;
