@@ -17,6 +17,11 @@
  *       rounds prints one line per event:
  *       "KPMC-BENCH mux_perf prog=NAME event=I mode=u|k count=C enabled=E running=R"
  *       (perf's scaled estimate is C * E / R).
+ *   phases NAME time USER_NS KERNEL_NS ROUNDS
+ *       the same rounds sized in guest time (the clock read between
+ *       iterations and calls): a period that stays exactly that of a
+ *       rotation cycle on any kernel, where the work-sized rounds follow
+ *       what a system call costs there (t_arm64_multiplexing.sh).
  */
 #include <linux/perf_event.h>
 #include <stdint.h>
@@ -60,6 +65,21 @@ static void work(unsigned long iters, unsigned long calls, unsigned long rounds)
 	}
 }
 
+static void timed(uint64_t user_ns, uint64_t kernel_ns, unsigned long rounds)
+{
+	uint64_t end = bench_now_ns();
+	unsigned long r;
+
+	for (r = 0; r < rounds; r++) {
+		end += user_ns;
+		while (bench_now_ns() < end)
+			spin(100);
+		end += kernel_ns;
+		while (bench_now_ns() < end)
+			getppid_syscall();
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int fd[MAX_EVENTS], events = 0, i;
@@ -75,8 +95,13 @@ int main(int argc, char **argv)
 		       (unsigned long long)((bench_now_ns() - t0) / 20000));
 		return 0;
 	}
+	if (argc == 6 && !strcmp(argv[2], "time")) {
+		timed(strtoull(argv[3], NULL, 0), strtoull(argv[4], NULL, 0), strtoul(argv[5], NULL, 0));
+		return 0;
+	}
 	if (argc != 5 && !(argc == 7 && !strcmp(argv[5], "perf"))) {
-		fprintf(stderr, "usage: phases calibrate | phases NAME ITERS CALLS ROUNDS [perf EVENTS]\n");
+		fprintf(stderr, "usage: phases calibrate | phases NAME ITERS CALLS ROUNDS [perf EVENTS] |\n"
+			"       phases NAME time USER_NS KERNEL_NS ROUNDS\n");
 		return 2;
 	}
 	iters = strtoul(argv[2], NULL, 0);

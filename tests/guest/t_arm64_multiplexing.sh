@@ -46,20 +46,20 @@ echo "muxsamples: ebs expid sequence $seq"
 [ "$seq" = "0010010010" ] || r="$r ebs records by expid '$seq', expected 0010010010;"
 verdict arm64_mux_after_samples "$r"
 # Randomized rotation (muxrnd=): a program whose phases repeat with the
-# rotation's cycle (4 ms of user-mode work, 4 ms of getppid calls, 1.6 s:
+# rotation's cycle (4 ms of user-mode work, 4 ms of getppid calls by the
+# guest clock, which is the on-CPU time the slices are measured in, 1.6 s:
 # 4 sets x 2 ms) shows each set of a fixed rotation the same phase every
 # turn; with each slice drawn from [1, 3] ms and the sets' order drawn afresh
 # every cycle, no set stays in step. Events: instructions in user mode and
 # in kernel mode, in every set; the truth from one set counting both without
 # multiplexing. A fixed rotation must alias (some set off by 50% or more:
-# the test can see it; 94% here); the randomized one must not. What is left
-# is sampling error, not bias: over seeds 1-10 on 6.1 the worst of the 8
-# estimates was 4.6-16.5% (mean errors 2.4-8.1%); bound 30%.
+# the test can see it; 99% on 6.1 and 5.10); the randomized one must not. What is left
+# is sampling error, not bias: seed 11 leaves 6.4-9.8% worst on 5.10, 6.1
+# and the PREEMPT_RT debug kernel; over seeds 1-10 (6.1, phases sized in
+# work) the worst of the 8 estimates was 4.6-16.5%; bound 30%.
 r=""
-npc=$("$BIN/phases" calibrate | sed -n 's/.*ns_per_call=\([0-9]*\).*/\1/p')
-calls=$((4000000 / ${npc:-1000}))
 one="pmc1=0x8,usr1=1,os1=0,pmc2=0x8,usr2=0,os2=1"
-kpmc -A -c "$one" -o $OUT/alias_truth.txt -- "$BIN/phases" alias 2000000 $calls 200 >/dev/null 2>&1 ||
+kpmc -A -c "$one" -o $OUT/alias_truth.txt -- "$BIN/phases" alias time 4000000 4000000 200 >/dev/null 2>&1 ||
 	r="truth run failed;"
 tu=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 5 { print $4; exit }' $OUT/alias_truth.txt)
 tk=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 5 { print $5; exit }' $OUT/alias_truth.txt)
@@ -67,14 +67,18 @@ for mode in fixed random; do
 	s="$one,mux=2"
 	[ $mode = random ] && s="$s,muxrnd=1,seed=${MUXSEED:-11}"
 	kpmc -A -c "$s" -c "$s" -c "$s" -c "$s" -o $OUT/alias_$mode.txt -- \
-		"$BIN/phases" alias 2000000 $calls 200 >/dev/null 2>&1 || r="$r $mode run failed;"
+		"$BIN/phases" alias time 4000000 4000000 200 >/dev/null 2>&1 || r="$r $mode run failed;"
 	eval worst_$mode=$(awk -v tu=${tu:-0} -v tk=${tk:-0} '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 7 && tu > 0 && tk > 0 {
 		e = $6 / tu - 1; if (e < 0) e = -e; if (e > m) m = e
 		e = $7 / tk - 1; if (e < 0) e = -e; if (e > m) m = e; n++ }
 		END { printf "%.2f", n == 4 ? 100 * m : -1 }' $OUT/alias_$mode.txt)
 done
 echo "muxrnd: truth user $tu kernel $tk; worst set error fixed ${worst_fixed}%, randomized ${worst_random}%"
-awk -v w=$worst_fixed 'BEGIN { exit !(w >= 50) }' ||
+# On the debug kernels a system call and a timer interrupt take tens of
+# microseconds (lockdep, KASAN): the fixed rotation's turns jitter enough to
+# drift through the phases (26% worst on PREEMPT_RT debug, 99% on stock
+# kernels), so the check of the test's power is made on stock kernels only.
+debug_kernel || awk -v w=$worst_fixed 'BEGIN { exit !(w >= 50) }' ||
 	r="$r the fixed rotation did not alias (worst ${worst_fixed}%): the test cannot see aliasing;"
 awk -v w=$worst_random 'BEGIN { exit !(w >= 0 && w <= 30) }' ||
 	r="$r randomized rotation: a set off by ${worst_random}% (30% allowed);"
