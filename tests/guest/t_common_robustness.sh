@@ -46,7 +46,8 @@ for s in "\n" "pmc99=0x8" "pmc0=0xzz" "pmc1=0xzz" "pmc1=" "pmc1" "pmc-1=8" \
 	"pmc1=99999999999999999999999" "tbs=100" "pmc1=0x8,tbs=x" \
 	"pmc1=0x8,tbs=86400001" "pmc1=0x8;;pmc2=0x8" "pmc1=0x8;" "pmc1=0x8,mux=5" \
 	"pmc1=0x8;pmc1=0x8;pmc1=0x8;pmc1=0x8;pmc1=0x8" "pmc0,ebs0=100" "pmc0,ebs0=100000,rnd=100000" "PMC1=0x8" "pmc1=0x8\n\n" \
-	"pmc1=0x8\tusr1=1" 'pmc1=0x8\000pmc2=0x8' "$junk"; do
+	"pmc1=0x8\tusr1=1" 'pmc1=0x8\000pmc2=0x8' "pmc1=0x8,mux=4,muxrnd=4;pmc1=0x8" \
+	"pmc1=0x8,muxrnd=1" "pmc1=0x8,muxrnd=x;pmc1=0x8" "pmc1=0x8,seed=3;pmc1=0x8" "$junk"; do
 	expect_error /proc/kpmc/config "$s" "$config_errno"
 done
 for s in "\n" "2" "11" "-1" "pid=" "pid=abc" "pid=0" "pid=1,exe" "pid=1,exec,exec" \
