@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Cost curves of a kpmc bench run as pictures (gnuplot, SVG): what each tool
 # adds per context switch against the counters per thread and against the
-# monitored threads alive, and per sample against the sampling period;
+# monitored threads alive, and per sample against the sampling period and
+# against the CPUs feeding one session;
 # kpmc and perf on the same axes wherever the run measured both.
 #   bench/plot.sh DATADIR
 # DATADIR holds the data files bench/report.awk writes with -v plots=DATADIR
 # (the same figures as its tables); the SVGs are written beside them:
-# cost_vs_counters.svg, cost_vs_threads.svg, cost_vs_period.svg. A data file
+# cost_vs_counters.svg, cost_vs_threads.svg, cost_vs_period.svg,
+# cost_vs_cpus.svg. A data file
 # missing (a subset run) means no picture of it. Exit status 1 when gnuplot
 # fails on one.
 set -uo pipefail
@@ -46,4 +48,7 @@ draw cost_vs_threads switch_alive.dat "Added cost per context switch, 2 counters
 draw cost_vs_period sample_period.dat "Added cost per sample (event-based, cycles)" \
 	"sampling period (cycles)" log \
 	"'$dir/sample_period.dat' using 1:2 with linespoints title 'perf', '' using 1:3 with linespoints title 'kpmc'"
+draw cost_vs_cpus sample_cpus.dat "Added cost per sample, every 10,000 cycles, one session" \
+	"CPUs sampling at once" lin \
+	"'$dir/sample_cpus.dat' using 1:2 with linespoints title 'perf (a ring per thread)', '' using 1:3 with linespoints title 'kpmc (one session)'"
 exit $rc

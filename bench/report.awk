@@ -44,7 +44,8 @@ function added(v) {
 	return v == "" ? "n/a" : v < 0 ? "noise" : sprintf("%.0f", v)
 }
 
-/^KPMC-BENCH-INFO/ { info = $0; sub(/^KPMC-BENCH-INFO /, "", info) }
+# The first boot's (the 8-CPU boot of section cpus comes second).
+/^KPMC-BENCH-INFO/ && info == "" { info = $0; sub(/^KPMC-BENCH-INFO /, "", info) }
 /^KPMC-BENCH-ERROR/ { errors = errors "\n  " $0 }
 # Multiplexing accuracy (section mux): each estimate's relative error
 # against its tool's own count of the program without multiplexing.
@@ -103,6 +104,19 @@ function added(v) {
 		keep(id SUBSEP "mmap", kv($0, "mmap_ns"))
 		keep(id SUBSEP "fast", kv($0, "fast_ns"))
 		keep(id SUBSEP "one", kv($0, "one_ns"))
+	} else if (bench == "cpus") {
+		id = id SUBSEP kv($0, "threads") SUBSEP kv($0, "mode") SUBSEP kv($0, "arg")
+		keep(id SUBSEP "ns", kv($0, "ns"))
+		keep(id SUBSEP "samples", kv($0, "samples"))
+		if (kv($0, "lost") + 0 > lostmax[id])
+			lostmax[id] = kv($0, "lost") + 0
+		cpus_n[kv($0, "threads") + 0] = 1
+	} else if (bench == "cpus_lock" && kv($0, "holds") > 0) {
+		id = "cpus_lock" SUBSEP kv($0, "threads") SUBSEP kv($0, "arg")
+		keep(id SUBSEP "hold", kv($0, "hold_ns") / kv($0, "holds"))
+		keep(id SUBSEP "wait", kv($0, "wait_ns") / kv($0, "holds"))
+		keep(id SUBSEP "max", kv($0, "hold_max_ns"))
+		keep(id SUBSEP "holds", kv($0, "holds"))
 	} else if (bench == "pingpong_counts") {
 		keep(id, kv($0, "pmc1_total"))
 	} else if (bench == "fmt") {
@@ -276,6 +290,36 @@ END {
 		printf "(rotation every %s ms, perf's mux interval, for both; perf: 4 x counters events,\n", mux_interval
 		printf " half user-mode and half kernel-mode instructions; kpmc: 4 sets of both events;\n"
 		printf " the issue's target: kpmc's mean <= half perf's, its max <= perf's)\n"
+	}
+
+	if (length(cpus_n)) {
+		printf "\n7. One session fed by several CPUs sampling at once (EBS on the cycle counter):\n"
+		printf "   guest ns added per sample, summed over the CPUs, against the same tool counting;\n"
+		printf "   kpmc's ring lock per record pushed (a run of its own with ring_lock_stats=1)\n"
+		printf "%-5s %-8s %10s %10s %8s %6s %10s %10s %10s\n", "cpus", "period", "perf +/s",
+		       "kpmc +/s", "ratio", "lost", "hold ns", "wait ns", "hold max"
+		for (t = 1; t <= 8; t *= 2) {
+			if (!(t in cpus_n))
+				continue
+			pc = get("cpus" S "perf" S "1" S t S "count" S "0" S "ns")
+			kc = get("cpus" S "kpmc" S "1" S t S "count" S "0" S "ns")
+			for (p = 10000; p <= 100000; p *= 10) {
+				pid = "cpus" S "perf" S "1" S t S "ebs" S p
+				kid = "cpus" S "kpmc" S "1" S t S "ebs" S p
+				pn = get(pid S "ns"); ps = get(pid S "samples")
+				kn = get(kid S "ns"); ks = get(kid S "samples")
+				pa = (pn != "" && pc != "" && ps > 0) ? (pn - pc) / ps : ""
+				ka = (kn != "" && kc != "" && ks > 0) ? (kn - kc) / ks : ""
+				lid = "cpus_lock" S t S p
+				printf "%-5d %-8d %10s %10s %8s %6d %10s %10s %10s\n", t, p, added(pa), added(ka),
+				       (ka >= 0 && pa > 0) ? ratio(ka, pa) : "n/a", lostmax[kid] + 0,
+				       num(get(lid S "hold")), num(get(lid S "wait")), num(get(lid S "max"))
+				if (plots != "" && p == 10000)
+					printf "%d %s %s\n", t, dat(pa), dat(ka) >(plots "/sample_cpus.dat")
+			}
+		}
+		printf "(one thread per CPU sharing one fixed amount of work; perf: an event and a ring\n"
+		printf " per thread; kpmc: one session following all threads, its CLI adding up (-A))\n"
 	}
 
 	if (errors != "")

@@ -17,7 +17,7 @@ cross=aarch64-linux-gnu-
 cflags="-std=gnu11 -Wall -Wextra -Werror -O2"
 
 mkdir -p "$work/bin" "$work/results"
-for p in pingpong spawn spin phases; do
+for p in pingpong spawn spin phases spinners; do
 	${cross}gcc -static $cflags -o "$work/bin/$p" "$top/bench/progs/$p.c" -lpthread
 done
 # selfread measures libkpmc's paths too.
@@ -37,23 +37,41 @@ cp "$work/bin/"* "$root/tests/bin/"
 cp "$top/bench/guest/bench.sh" "$root/tests/guest/bench.sh"
 "$top/scripts/mkinitramfs.sh" arm64 "$root" "$work/bench.cpio.gz"
 
-log=$work/guest-$scale.log
-start=$(date +%s)
 # KPMC_BENCH_ONLY, KPMC_BENCH_REPS, KPMC_BENCH_PERIODS: a subset, for
 # iterating on one figure (bench/guest/bench.sh says what each selects).
 # 2 GiB: the "alive" rows' 10,000 threads, their stacks and kpmc's states.
-KPMC_GUEST_MEM=2048 KPMC_GUEST_APPEND="kpmc.bench=$scale${KPMC_BENCH_ONLY:+ kpmc.benchonly=$KPMC_BENCH_ONLY}${KPMC_BENCH_REPS:+ kpmc.benchreps=$KPMC_BENCH_REPS}${KPMC_BENCH_PERIODS:+ kpmc.benchperiods=$KPMC_BENCH_PERIODS}" \
-	"$top/scripts/boot-guest.sh" arm64 "$work/bench.cpio.gz" "$log" bench 1500
-echo "bench: guest ran $(($(date +%s) - start)) s" >&2
+# boot LOG CPUS SECTIONS: one guest boot running those sections.
+boot() {
+	local start=$(date +%s)
+	KPMC_GUEST_SMP=$2 KPMC_GUEST_MEM=2048 KPMC_GUEST_APPEND="kpmc.bench=$scale kpmc.benchonly=$3${KPMC_BENCH_REPS:+ kpmc.benchreps=$KPMC_BENCH_REPS}${KPMC_BENCH_PERIODS:+ kpmc.benchperiods=$KPMC_BENCH_PERIODS}" \
+		"$top/scripts/boot-guest.sh" arm64 "$work/bench.cpio.gz" "$1" bench 1500
+	echo "bench: guest of $2 CPU(s) ran $(($(date +%s) - start)) s" >&2
+}
+only=${KPMC_BENCH_ONLY:-pingpong,alive,spawn,spin,selfread,mux,cpus}
+one=$(echo ",$only," | sed 's/,cpus,/,/; s/^,//; s/,$//')
+# The smoke run checks the plumbing only: its one CPU runs the cpus rows of one thread.
+[ "$scale" = smoke ] && one=$only
+logs=()
+if [ -n "$one" ]; then
+	boot "$work/guest-$scale.log" 1 "$one"
+	logs+=("$work/guest-$scale.log")
+fi
+# Several CPUs feeding one session: a boot of 8 (the emulator runs them in
+# turn on one host thread under -icount, whatever the host's cores).
+if [ "$one" != "$only" ]; then
+	boot "$work/guest-$scale-smp8.log" 8 cpus
+	logs+=("$work/guest-$scale-smp8.log")
+fi
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 res=$work/results/$stamp-$scale.txt
 {
 	echo "# kpmc bench $scale, $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown), $stamp"
-	tr -d '\r' <"$log" | grep -a '^KPMC-BENCH'
+	cat "${logs[@]}" | tr -d '\r' | grep -a '^KPMC-BENCH'
 	"$work/fmtbench" $([ "$scale" = smoke ] && echo 20000 || echo 1000000)
 } >"$res"
-grep -q '^KPMC-BENCH-END' "$res" || { echo "bench: the guest did not finish the benchmarks (see $log)" >&2; exit 1; }
+[ "$(grep -c '^KPMC-BENCH-END' "$res")" -eq "${#logs[@]}" ] ||
+	{ echo "bench: a guest did not finish the benchmarks (see ${logs[*]})" >&2; exit 1; }
 mkdir -p "${res%.txt}-plots"
 awk -v plots="${res%.txt}-plots" -f "$top/bench/report.awk" "$res" | tee "${res%.txt}.table"
 # The curves behind the tables, drawn (never a reason to fail the run).

@@ -128,19 +128,14 @@ static void emit_regs(struct kpmc_thread *t, enum kpmc_record_kind kind, struct 
 	struct kpmc_record stack_rec KPMC_NO_AUTO_INIT, *rec = &stack_rec;
 	struct kpmc_session *s = t->session;
 	bool sample = kind == KPMC_REC_TBS || kind == KPMC_REC_EBS;
-	unsigned long flags;
 	unsigned int i;
 
 	/*
-	 * A record that goes alone (no format's parts after it) is built in
-	 * its ring slot, under the session's lock: no copy. With no room, on
-	 * the stack, for the push that counts it dropped.
+	 * Built on this CPU's stack, then copied into the ring: the ring's
+	 * lock, which every CPU feeding the session takes, is held for the
+	 * copy only, never across the monitoring module's callback (which may
+	 * read MSRs) or the record's assembly.
 	 */
-	if (s && !(sample && t->conf->fmt[t->set])) {
-		rec = kpmc_ring_write_begin(s->ring, &flags);
-		if (!rec)
-			rec = &stack_rec;
-	}
 	kpmc_record_build(rec, kind, tcfg(t), thw(t), t->acc, t->run_ns, t);
 	rec->set = t->set;
 	if (kind == KPMC_REC_EBS)
@@ -159,9 +154,7 @@ static void emit_regs(struct kpmc_thread *t, enum kpmc_record_kind kind, struct 
 		memcpy(t->last_virt, rec->virt, sizeof(t->last_virt));
 		WRITE_ONCE(t->last_virt_mask, rec->virt_mask);
 	}
-	if (rec != &stack_rec)
-		kpmc_ring_write_end(s->ring, rec, flags);
-	else if (s && sample)
+	if (s && sample)
 		push_sample(t, rec, regs);
 	else if (s)
 		kpmc_ring_push(s->ring, rec);

@@ -37,14 +37,6 @@ int kpmc_ring_records_valid(u32 records, char *why, size_t len);
 void kpmc_ring_push(struct kpmc_ring *r, const struct kpmc_record *rec);
 /* n records of one sample: all, or none (each counted dropped). */
 void kpmc_ring_push_n(struct kpmc_ring *r, const struct kpmc_record *recs, unsigned int n);
-/*
- * The next slot, to be written in place, with the ring's lock held (IRQs
- * saved in *flags) until kpmc_ring_write_end(); NULL (no lock held) when
- * closed or full: push the record instead.
- */
-struct kpmc_record *kpmc_ring_write_begin(struct kpmc_ring *r, unsigned long *flags);
-void kpmc_ring_write_end(struct kpmc_ring *r, const struct kpmc_record *rec,
-			 unsigned long flags);
 /* n records were dropped for another reason than a full ring (a format's buffer). */
 void kpmc_ring_lose(struct kpmc_ring *r, unsigned int n);
 void kpmc_ring_counts(struct kpmc_ring *r, u64 *used, u64 *dropped);

@@ -20,8 +20,7 @@ void kpmc_record_build(struct kpmc_record *rec, enum kpmc_record_kind kind,
 
 	/*
 	 * The module reads the counts and writes its virtual counters in the
-	 * record itself (a ring slot, mostly): one memset of it per sample, no
-	 * staging copy.
+	 * record itself (on the producer's stack, copied into the ring after).
 	 */
 	memset(rec, 0, sizeof(*rec));
 	for (i = 0; i < hw->nr; i++)

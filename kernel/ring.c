@@ -41,6 +41,9 @@
 #include <linux/vmalloc.h>
 #include <linux/task_work.h>
 #include <linux/seq_file.h>
+#include <linux/jump_label.h>
+#include <linux/percpu.h>
+#include <linux/sched/clock.h>
 #include <asm/irq_regs.h>
 
 #include "kpmc/compat.h"
@@ -130,6 +133,82 @@ struct kpmc_ring {
 	struct irq_work free_irq;	/* the last put queues the free from any context */
 	struct work_struct free_work;	/* the free, in process context */
 };
+
+/*
+ * How long producers hold a ring's lock and wait for it, per record pushed:
+ * the figure that says whether one ring fed by many CPUs needs per-CPU
+ * staging. Off by default (a static branch: nothing in the hot path); on,
+ * each producer reads local_clock() three times. Writing 1 starts from zero.
+ */
+struct ring_lock_cpu {
+	u64 since;		/* local_clock() at this CPU's acquisition */
+	u64 holds, hold_ns, hold_max_ns, wait_ns;
+};
+static DEFINE_PER_CPU(struct ring_lock_cpu, ring_lock_cpu);
+static DEFINE_STATIC_KEY_FALSE(ring_lock_timed);
+static bool ring_lock_stats;
+
+static int ring_lock_stats_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int cpu, err = kstrtobool(val, &on);
+
+	if (err)
+		return err;
+	if (on && !ring_lock_stats) {
+		for_each_possible_cpu(cpu)
+			memset(per_cpu_ptr(&ring_lock_cpu, cpu), 0, sizeof(struct ring_lock_cpu));
+		static_branch_enable(&ring_lock_timed);
+	} else if (!on && ring_lock_stats) {
+		static_branch_disable(&ring_lock_timed);
+	}
+	ring_lock_stats = on;
+	return 0;
+}
+
+static const struct kernel_param_ops ring_lock_stats_ops = {
+	.set = ring_lock_stats_set,
+	.get = param_get_bool,
+};
+module_param_cb(ring_lock_stats, &ring_lock_stats_ops, &ring_lock_stats, 0644);
+MODULE_PARM_DESC(ring_lock_stats, "time producers' holds of and waits for ring locks (info: ring_lock)");
+
+/* A producer takes r->lock: the wait for it, and when the hold began. */
+static inline void producer_lock(struct kpmc_ring *r, unsigned long *flags)
+{
+	struct ring_lock_cpu *c;
+	u64 t0;
+
+	if (!static_branch_unlikely(&ring_lock_timed)) {
+		raw_spin_lock_irqsave(&r->lock, *flags);
+		return;
+	}
+	t0 = local_clock();
+	raw_spin_lock_irqsave(&r->lock, *flags);
+	c = this_cpu_ptr(&ring_lock_cpu);
+	c->since = local_clock();
+	c->wait_ns += c->since - t0;
+}
+
+static inline void producer_unlock(struct kpmc_ring *r, unsigned long flags)
+{
+	struct ring_lock_cpu *c;
+	u64 held;
+
+	if (static_branch_unlikely(&ring_lock_timed)) {
+		c = this_cpu_ptr(&ring_lock_cpu);
+		/* Enabled while this hold was in progress: it has no start. */
+		if (c->since) {
+			held = local_clock() - c->since;
+			c->holds++;
+			c->hold_ns += held;
+			if (held > c->hold_max_ns)
+				c->hold_max_ns = held;
+			c->since = 0;
+		}
+	}
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+}
 
 static LIST_HEAD(kpmc_rings);
 static DEFINE_MUTEX(kpmc_rings_lock);
@@ -710,7 +789,7 @@ static void pushed(struct kpmc_ring *r, bool fits, u32 tid, unsigned long flags)
 		wake = true;
 	else if (timed && !r->wake_armed)
 		arm = r->wake_armed = true;
-	raw_spin_unlock_irqrestore(&r->lock, flags);
+	producer_unlock(r, flags);
 	if (waiter)
 		noloss_queue(r, waiter);
 	if (wake)
@@ -731,9 +810,9 @@ void kpmc_ring_push_n(struct kpmc_ring *r, const struct kpmc_record *recs, unsig
 	bool fits;
 	long slot;
 
-	raw_spin_lock_irqsave(&r->lock, flags);
+	producer_lock(r, &flags);
 	if (r->closed || !n) {
-		raw_spin_unlock_irqrestore(&r->lock, flags);
+		producer_unlock(r, flags);
 		return;
 	}
 	r->records_in += n;
@@ -756,35 +835,6 @@ void kpmc_ring_push_n(struct kpmc_ring *r, const struct kpmc_record *recs, unsig
 void kpmc_ring_push(struct kpmc_ring *r, const struct kpmc_record *rec)
 {
 	kpmc_ring_push_n(r, rec, 1);
-}
-
-/*
- * A record written where the reader takes it (no copy): the next slot,
- * with r->lock held (IRQs saved in *flags) until kpmc_ring_write_end(); or
- * NULL, the lock not held, when the ring is closed or full (the caller
- * builds the record elsewhere and pushes it, which counts it).
- */
-struct kpmc_record *kpmc_ring_write_begin(struct kpmc_ring *r, unsigned long *flags)
-{
-	raw_spin_lock_irqsave(&r->lock, *flags);
-	if (!r->closed) {
-		sync_reader_tail(r);
-		tell_loss(r);
-		if (kpmc_ring_has_room(&r->pos)) {
-			r->records_in++;
-			return &r->slots[kpmc_ring_reserve(&r->pos)];
-		}
-	}
-	raw_spin_unlock_irqrestore(&r->lock, *flags);
-	return NULL;
-}
-
-/* The record kpmc_ring_write_begin() gave is written: the reader's to take. */
-void kpmc_ring_write_end(struct kpmc_ring *r, const struct kpmc_record *rec,
-			 unsigned long flags)
-{
-	kpmc_ring_produced(&r->pos);
-	pushed(r, true, rec->tid, flags);
 }
 
 void kpmc_ring_lose(struct kpmc_ring *r, unsigned int n)
@@ -1079,6 +1129,21 @@ void kpmc_rings_show(struct seq_file *m)
 	seq_printf(m, " not_waited %lld no_waiter %lld\n",
 		   (long long)atomic64_read(&kpmc_noloss_stats.not_waited),
 		   (long long)atomic64_read(&kpmc_noloss_stats.no_waiter));
+	if (ring_lock_stats) {
+		u64 holds = 0, hold_ns = 0, max_ns = 0, wait_ns = 0;
+		int cpu;
+
+		for_each_possible_cpu(cpu) {
+			const struct ring_lock_cpu *c = per_cpu_ptr(&ring_lock_cpu, cpu);
+
+			holds += READ_ONCE(c->holds);
+			hold_ns += READ_ONCE(c->hold_ns);
+			wait_ns += READ_ONCE(c->wait_ns);
+			max_ns = max(max_ns, READ_ONCE(c->hold_max_ns));
+		}
+		seq_printf(m, "ring_lock: holds %llu hold_ns %llu hold_max_ns %llu wait_ns %llu\n",
+			   holds, hold_ns, max_ns, wait_ns);
+	}
 }
 
 /*

@@ -9,15 +9,17 @@ mkdir -p $OUT
 
 scale=full
 # kpmc.benchonly=SECTIONS: only those sections (a comma list of pingpong,
-# alive, spawn, spin, selfread, mux; bench/run.sh's KPMC_BENCH_ONLY), kpmc.benchreps=N:
+# alive, spawn, spin, selfread, mux, and cpus, which bench/run.sh runs in a
+# boot of 8 CPUs of its own; bench/run.sh's KPMC_BENCH_ONLY), kpmc.benchreps=N:
 # N repetitions, kpmc.benchperiods=P,...: those EBS periods (for iterating).
 only=pingpong,alive,spawn,spin,selfread,mux periods="10000 100000 1000000 10000000" reps=""
+cpus_periods="10000 100000"
 for w in $(cat /proc/cmdline); do
 	case $w in
 	kpmc.bench=*) scale=${w#kpmc.bench=} ;;
 	kpmc.benchonly=*) only=${w#kpmc.benchonly=} ;;
 	kpmc.benchreps=*) reps=${w#kpmc.benchreps=} ;;
-	kpmc.benchperiods=*) periods=$(echo "${w#kpmc.benchperiods=}" | tr , ' ') ;;
+	kpmc.benchperiods=*) periods=$(echo "${w#kpmc.benchperiods=}" | tr , ' ') cpus_periods=$periods ;;
 	esac
 done
 # want SECTION: is that section to run?
@@ -206,6 +208,60 @@ if want mux; then
 			printf "KPMC-BENCH mux_kpmc prog=%s event=%d mode=u est=%s coverage=%s\n", n, 2 * $3, $6, $5
 			printf "KPMC-BENCH mux_kpmc prog=%s event=%d mode=k est=%s coverage=%s\n", n, 2 * $3 + 1, $7, $5 }' $OUT/mux.txt
 	done
+fi
+# 6. One session fed by several CPUs sampling at once (a boot of its own
+# with 8 CPUs: bench/run.sh). T threads, one per CPU, share a fixed amount
+# of work; under -icount the elapsed time is the work of all CPUs, so what a
+# tool adds per sample is its cost summed over the CPUs, waits for a shared
+# lock included. perf: one sampling event and ring per thread; kpmc: the
+# CLI's one session (-A) following every thread. Then the same kpmc run with
+# the ring's lock timed (module parameter ring_lock_stats): its hold and the
+# producers' wait per record.
+# all_records: records of every thread of a "kpmc -A" output.
+all_records() {
+	awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { n += $3 } END { printf "%d", n }' $OUT/trace.txt
+}
+if want cpus; then
+	ncpu=$(grep -c '^processor' /proc/cpuinfo)
+	# perf lowers its sampling rate when its interrupts seem to take long;
+	# under -icount the clock they are timed by runs on every vCPU's
+	# instructions, so on 8 CPUs they seem 8 times longer and perf fell to
+	# a few hundred samples a run: its sampling is taken as it would run
+	# on hardware, unthrottled.
+	pct=$(cat /proc/sys/kernel/perf_cpu_time_max_percent) rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
+	echo 1000000 >/proc/sys/kernel/perf_event_max_sample_rate
+	total=$([ "$scale" = smoke ] && echo 2000000 || echo 48000000)
+	for rep in $(seq 1 $REPS); do
+		for t in 1 2 4 8; do
+			[ $t -le "$ncpu" ] || continue
+			n=$((total / t))
+			$BIN/spinners $t $n none | tag base 0 $rep
+			$BIN/spinners $t $n perf-count | sed 's/ mode=perf-count / mode=count /' | tag perf 1 $rep
+			kpmc -A -c pmc0 -o $OUT/trace.txt -- $BIN/spinners $t $n none >$OUT/prog.txt 2>$OUT/kpmc.err ||
+				echo "KPMC-BENCH-ERROR kpmc cpus count $t: $(tail -n 2 $OUT/kpmc.err)"
+			sed 's/ mode=none / mode=count /' $OUT/prog.txt | tag kpmc 1 $rep
+			for p in $cpus_periods; do
+				$BIN/spinners $t $n perf-ebs $p | sed 's/ mode=perf-ebs / mode=ebs /' | tag perf 1 $rep
+				kpmc -A -c pmc0,ebs0=$p -o $OUT/trace.txt -- $BIN/spinners $t 0 none >/dev/null 2>&1
+				s0=$(all_records)
+				sleep 0.2
+				kpmc -A -c pmc0,ebs0=$p -o $OUT/trace.txt -- $BIN/spinners $t $n none >$OUT/prog.txt 2>$OUT/kpmc.err ||
+					echo "KPMC-BENCH-ERROR kpmc cpus ebs0=$p $t: $(tail -n 2 $OUT/kpmc.err)"
+				lost=$(sed -n 's/^kpmc: \([0-9]*\) records lost.*/\1/p' $OUT/kpmc.err)
+				sed "s/ mode=none / mode=ebs /; s/ arg=0 / arg=$p /; s/ samples=0 / samples=$(($(all_records) - s0)) /; s/ lost=0/ lost=${lost:-0}/" \
+					$OUT/prog.txt | tag kpmc 1 $rep
+				[ -w /sys/module/kpmc/parameters/ring_lock_stats ] || continue
+				echo 1 >/sys/module/kpmc/parameters/ring_lock_stats
+				kpmc -A -c pmc0,ebs0=$p -o $OUT/trace.txt -- $BIN/spinners $t $n none >/dev/null 2>&1
+				sed -n "s/^ring_lock: holds \([0-9]*\) hold_ns \([0-9]*\) hold_max_ns \([0-9]*\) wait_ns \([0-9]*\)/KPMC-BENCH cpus_lock tool=kpmc ctrs=1 rep=$rep threads=$t arg=$p holds=\1 hold_ns=\2 hold_max_ns=\3 wait_ns=\4/p" /proc/kpmc/info
+				echo 0 >/sys/module/kpmc/parameters/ring_lock_stats
+				sleep 0.2
+			done
+		done
+	done
+	echo "$rate" >/proc/sys/kernel/perf_event_max_sample_rate
+	echo "$pct" >/proc/sys/kernel/perf_cpu_time_max_percent
 fi
 rmmod kpmc
 echo "KPMC-BENCH-END"

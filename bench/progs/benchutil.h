@@ -99,4 +99,36 @@ static inline long bench_arg(const char *s, const char *what)
 	return v;
 }
 
+/*
+ * Take what a perf mmap ring holds (data pages after the metadata page):
+ * samples and lost records counted, the space given back, as perf record's
+ * reader would.
+ */
+static inline void bench_perf_drain(struct perf_event_mmap_page *meta, size_t page,
+				    size_t ring_pages, uint64_t *samples, uint64_t *lost)
+{
+	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = meta->data_tail;
+	const char *data = (const char *)meta + page;
+	uint64_t size = (uint64_t)ring_pages * page;
+
+	while (tail < head) {
+		struct perf_event_header h;
+		uint64_t off = tail % size;
+
+		/* Headers are 8-byte aligned in a power-of-two ring: never split. */
+		memcpy(&h, data + off, sizeof(h));
+		if (h.type == PERF_RECORD_SAMPLE) {
+			(*samples)++;
+		} else if (h.type == PERF_RECORD_LOST) {
+			uint64_t l[2];
+
+			memcpy(l, data + (off + sizeof(h)) % size, sizeof(l));
+			*lost += l[1];
+		}
+		tail += h.size;
+	}
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
 #endif

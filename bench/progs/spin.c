@@ -37,32 +37,6 @@ static size_t page;
 static int leader = -1;
 static uint64_t nsamples, nlost;
 
-static void drain(void)
-{
-	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = meta->data_tail;
-	const char *data = (const char *)meta + page;
-	uint64_t size = (uint64_t)RING_PAGES * page;
-
-	while (tail < head) {
-		struct perf_event_header h;
-		uint64_t off = tail % size;
-
-		/* Headers are 8-byte aligned in a power-of-two ring: never split. */
-		memcpy(&h, data + off, sizeof(h));
-		if (h.type == PERF_RECORD_SAMPLE)
-			nsamples++;
-		else if (h.type == PERF_RECORD_LOST) {
-			uint64_t lost[2];
-
-			memcpy(lost, data + (off + sizeof(h)) % size, sizeof(lost));
-			nlost += lost[1];
-		}
-		tail += h.size;
-	}
-	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
-}
-
 static void *consumer(void *arg)
 {
 	struct pollfd p[2] = { { .fd = leader, .events = POLLIN },
@@ -72,7 +46,7 @@ static void *consumer(void *arg)
 	while (!p[1].revents) {
 		if (poll(p, 2, -1) < 0)
 			break;
-		drain();
+		bench_perf_drain(meta, page, RING_PAGES, &nsamples, &nlost);
 	}
 	return NULL;
 }
