@@ -148,33 +148,37 @@ static void task_reset(struct kpmc_pmda_task *k, uint32_t id, uint32_t pid)
 	k->pid = pid;
 }
 
-static int thread_record(struct kpmc_pmda_counts *c, const struct kpmc_record *r, time_t now,
-			 int threads, struct kpmc_pmda_task **new_proc)
+/*
+ * The entries of thread tid of process pid, made or revived as live: *pp
+ * and *thp. p is pid's entry as found (NULL: none); reused: it is another
+ * process's now, whose start time is start.
+ */
+static int thread_entries(struct kpmc_pmda_counts *c, struct kpmc_pmda_task *p, uint32_t pid,
+			  uint32_t tid, int reused, uint64_t start, int threads,
+			  struct kpmc_pmda_task **new_proc, struct kpmc_pmda_task **pp,
+			  struct kpmc_pmda_task **thp)
 {
-	int ends = r->kind == KPMC_REC_EXIT || r->kind == KPMC_REC_DETACH;
-	struct kpmc_pmda_task *p = kpmc_pmda_counts_find(&c->procs, r->pid);
 	struct kpmc_pmda_task *th;
 	int first_of_thread, fresh = 0;
-	uint64_t start;
 
-	if (p && pid_reused(c, p, &start)) {
-		drop_ended_threads(&c->threads, r->pid);
-		task_reset(p, r->pid, r->pid);
+	if (p && reused) {
+		drop_ended_threads(&c->threads, pid);
+		task_reset(p, pid, pid);
 		p->start = start;
 		c->changed = 1;
 		if (new_proc)
 			*new_proc = p;
 	}
-	th = kpmc_pmda_counts_find(&c->threads, r->tid);
+	th = kpmc_pmda_counts_find(&c->threads, tid);
 	/* The tid of a thread that ended for good, or of another process: a new thread. */
-	if (th && th->ended && (th->final || th->pid != r->pid)) {
-		task_reset(th, r->tid, r->pid);
+	if (th && th->ended && (th->final || th->pid != pid)) {
+		task_reset(th, tid, pid);
 		c->changed |= threads;
 		fresh = 1;
 	}
 	first_of_thread = th == NULL || th->ended || fresh;
 	if (!p) {
-		p = task_add(&c->procs, r->pid, r->pid);
+		p = task_add(&c->procs, pid, pid);
 		if (!p)
 			return -1;
 		c->changed = 1;
@@ -187,7 +191,7 @@ static int thread_record(struct kpmc_pmda_counts *c, const struct kpmc_record *r
 	 * (entries without totals then).
 	 */
 	if (!th) {
-		th = task_add(&c->threads, r->tid, r->pid);
+		th = task_add(&c->threads, tid, pid);
 		if (!th)
 			return -1;
 		c->changed |= threads;
@@ -197,6 +201,22 @@ static int thread_record(struct kpmc_pmda_counts *c, const struct kpmc_record *r
 		p->live_threads++;
 		p->ended = 0;
 	}
+	*pp = p;
+	*thp = th;
+	return 0;
+}
+
+static int thread_record(struct kpmc_pmda_counts *c, const struct kpmc_record *r, time_t now,
+			 int threads, struct kpmc_pmda_task **new_proc)
+{
+	int ends = r->kind == KPMC_REC_EXIT || r->kind == KPMC_REC_DETACH;
+	struct kpmc_pmda_task *p = kpmc_pmda_counts_find(&c->procs, r->pid);
+	struct kpmc_pmda_task *th;
+	uint64_t start = 0;
+	int reused = p && pid_reused(c, p, &start);
+
+	if (thread_entries(c, p, r->pid, r->tid, reused, start, threads, new_proc, &p, &th))
+		return -1;
 	totals_add(&p->t, r);
 	if (threads)
 		totals_add(&th->t, r);
@@ -241,6 +261,22 @@ int kpmc_pmda_counts_add(struct kpmc_pmda_counts *c, const struct kpmc_record *r
 		/* MEM, STACK, FORMAT: what follows a sample, no counts. */
 		return 0;
 	}
+}
+
+int kpmc_pmda_counts_attached(struct kpmc_pmda_counts *c, uint32_t pid, uint32_t tid, uint64_t start,
+			      int threads, struct kpmc_pmda_task **new_proc)
+{
+	struct kpmc_pmda_task *p = kpmc_pmda_counts_find(&c->procs, pid), *th;
+	/* An ended entry of another start time: the pid is a new process's. */
+	int reused = p && p->ended && (!p->start || p->start != start);
+
+	if (new_proc)
+		*new_proc = NULL;
+	if (thread_entries(c, p, pid, tid, reused, start, threads, new_proc, &p, &th))
+		return -1;
+	if (!p->start)
+		p->start = start;
+	return 0;
 }
 
 void kpmc_pmda_counts_gone(struct kpmc_pmda_counts *c, uint32_t pid, time_t now)

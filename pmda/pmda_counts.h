@@ -84,6 +84,17 @@ int kpmc_pmda_counts_add(struct kpmc_pmda_counts *c, const struct kpmc_record *r
 			 int threads, struct kpmc_pmda_task **new_proc);
 
 /*
+ * Thread tid of process pid (start time start) was just attached: its
+ * process is an instance from now, with zero totals until its first record
+ * (a selected process that sleeps sends none for as long as it sleeps, and
+ * is counted all the same). Entries are made or revived as a record's are;
+ * *new_proc (if not NULL) points at a process entry made now, for the
+ * caller to name. 0, or -1 (no memory).
+ */
+int kpmc_pmda_counts_attached(struct kpmc_pmda_counts *c, uint32_t pid, uint32_t tid, uint64_t start,
+			      int threads, struct kpmc_pmda_task **new_proc);
+
+/*
  * A process seen in /proc no longer (its exit records may have been lost):
  * ended now if not already.
  */

@@ -436,6 +436,13 @@ int kpmc_pmda_scan_info(const char *proc, const struct kpmc_pmda_scan_cache *cac
 	return 0;
 }
 
+int kpmc_pmda_scan_saw(const struct kpmc_pmda_scan_cache *cache, pid_t pid, unsigned long long start)
+{
+	const struct kpmc_pmda_scan_entry *e = cache_find(cache, pid, NULL);
+
+	return e && e->seen == cache->gen && (!start || e->start == start);
+}
+
 void kpmc_pmda_scan_cache_free(struct kpmc_pmda_scan_cache *cache)
 {
 	free(cache->v);

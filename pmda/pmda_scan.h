@@ -97,6 +97,13 @@ int kpmc_pmda_scan(const char *proc, const struct kpmc_pmda_config *c, const uid
 int kpmc_pmda_scan_info(const char *proc, const struct kpmc_pmda_scan_cache *cache, pid_t pid,
 			struct kpmc_pmda_proc_info *info);
 
+/*
+ * Did the last scan see the process pid alive with start time start (0:
+ * any)? True of every process it selected (and of those whose cgroup it
+ * read); then /proc need not be asked again whether it lives.
+ */
+int kpmc_pmda_scan_saw(const struct kpmc_pmda_scan_cache *cache, pid_t pid, unsigned long long start);
+
 void kpmc_pmda_scan_cache_free(struct kpmc_pmda_scan_cache *cache);
 
 #endif
