@@ -43,17 +43,8 @@ fail() { echo "pmda-scale: FAIL: $*"; exit 1; }
 
 mkdir -p "$work"
 t=$(now)
-root=$("$top/scripts/pcp-root.sh") || fail "no PCP root"
-read -r image _ _ kver < <("$top/scripts/fetch-kernel.sh" 6.1 amd64) || fail "no 6.1 amd64 kernel"
-kmods=$(dirname "$(dirname "$image")")/lib/modules/$kver
-if [ -n "${KPMC_MODULE:-}" ]; then
-	cp "$KPMC_MODULE" "$work/kpmc.ko" || fail "no $KPMC_MODULE"
-else
-	"$top/scripts/build-module.sh" x86_64 "$work/mod" >"$work/module.log" 2>&1 ||
-		fail "kpmc.ko: $(tail -n 3 "$work/module.log")"
-	cp "$work/mod/kpmc.ko" "$work/kpmc.ko"
-fi
-make -s -C "$top/pmda" OUT="$work/pmda-build" >"$work/pmda.log" 2>&1 || fail "pmdakpmc: $(tail -n 3 "$work/pmda.log")"
+. "$top/tests/pmda/setup.sh"
+pmda_guest_setup
 
 # The workload, static (the root has no compiler):
 #   scalework idle N GOFILE: N children named scaleidle asleep on a pipe

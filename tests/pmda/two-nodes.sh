@@ -44,19 +44,10 @@ fail() { echo "two-nodes: FAIL: $*"; exit 1; }
 
 mkdir -p "$work"
 t=$(now)
-root=$("$top/scripts/pcp-root.sh") || fail "no PCP root"
-echo "two-nodes: PCP root $root ($(elapsed "$t") s)"
-read -r image _ _ kver < <("$top/scripts/fetch-kernel.sh" 6.1 amd64) || fail "no 6.1 amd64 kernel"
-kmods=$(dirname "$(dirname "$image")")/lib/modules/$kver
+. "$top/tests/pmda/setup.sh"
+pmda_guest_setup
+echo "two-nodes: PCP root $root, module and agent ($(elapsed "$t") s)"
 t=$(now)
-if [ -n "${KPMC_MODULE:-}" ]; then
-	cp "$KPMC_MODULE" "$work/kpmc.ko" || fail "no $KPMC_MODULE"
-else
-	"$top/scripts/build-module.sh" x86_64 "$work/mod" >"$work/module.log" 2>&1 ||
-		fail "kpmc.ko: $(tail -n 3 "$work/module.log")"
-	cp "$work/mod/kpmc.ko" "$work/kpmc.ko"
-fi
-make -s -C "$top/pmda" OUT="$work/pmda-build" >"$work/pmda.log" 2>&1 || fail "pmdakpmc: $(tail -n 3 "$work/pmda.log")"
 workload=$top/build/x86_64/progs/loopsleep
 [ -x "$workload" ] || fail "no x86_64 loopsleep workload at $workload (make progs)"
 cli=$top/build/x86_64/bin/kpmc

@@ -267,6 +267,55 @@ static struct kpmc_record rec(uint8_t kind, uint32_t pid, uint32_t tid, uint64_t
 }
 
 /*
+ * A process attached while it sleeps is an instance at once, with zero
+ * totals; its first record adds to that entry (no second one, the live
+ * thread counted once); a pid reused by a process of another start time,
+ * attached after the first ended, is a new process with zero totals again.
+ */
+static void test_counts_attached(void **state)
+{
+	struct kpmc_pmda_counts c;
+	struct kpmc_pmda_task *p, *made;
+	struct kpmc_record r;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(kpmc_pmda_counts_attached(&c, 500, 500, 77, 1, &made), 0);
+	p = kpmc_pmda_counts_find(&c.procs, 500);
+	assert_non_null(p);
+	assert_ptr_equal(made, p);
+	assert_int_equal(p->t.pmc[0], 0);
+	assert_int_equal(p->t.records, 0);
+	assert_int_equal(p->live_threads, 1);
+	assert_int_equal(p->start, 77);
+	assert_int_equal(c.procs.n, 1);
+	assert_int_equal(c.threads.n, 1);
+	/* Attached again (a rescan): nothing new. */
+	assert_int_equal(kpmc_pmda_counts_attached(&c, 500, 500, 77, 1, &made), 0);
+	assert_null(made);
+	assert_int_equal(p->live_threads, 1);
+	r = rec(KPMC_REC_TBS, 500, 500, 9, 1);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 10, 1, &made), 0);
+	assert_null(made);
+	assert_int_equal(c.procs.n, 1);
+	assert_int_equal(kpmc_pmda_counts_find(&c.procs, 500)->t.pmc[0], 9);
+	assert_int_equal(kpmc_pmda_counts_find(&c.procs, 500)->live_threads, 1);
+	r = rec(KPMC_REC_EXIT, 500, 500, 1, 1);
+	assert_int_equal(kpmc_pmda_counts_add(&c, &r, 20, 1, NULL), 0);
+	assert_int_equal(kpmc_pmda_counts_find(&c.procs, 500)->ended, 20);
+	/* The pid again, another process (start 99). */
+	assert_int_equal(kpmc_pmda_counts_attached(&c, 500, 500, 99, 1, &made), 0);
+	p = kpmc_pmda_counts_find(&c.procs, 500);
+	assert_ptr_equal(made, p);
+	assert_int_equal(p->start, 99);
+	assert_int_equal(p->ended, 0);
+	assert_int_equal(p->t.pmc[0], 0);
+	assert_int_equal(p->live_threads, 1);
+	assert_int_equal(c.procs.n, 1);
+	kpmc_pmda_counts_free(&c);
+}
+
+/*
  * A fork storm's worth of tasks (2,500 processes of 4 threads, pids and
  * tids dense as the kernel gives them): every one found through the index
  * with its own sums, after growth, after expiry took half of them out of
@@ -676,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_long_line_and_too_many),
 		cmocka_unit_test(test_counter_names),
 		cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_counts_attached),
 		cmocka_unit_test(test_counts_many_tasks),
 		cmocka_unit_test(test_state),
 		cmocka_unit_test(test_reused_pid),
