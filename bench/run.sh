@@ -27,7 +27,7 @@ ${cross}gcc -static $cflags -I"$top/include" -I"$lib/libkpmc/include" -I"$lib" -
 	"$lib/libkpmc/records.c" "$lib/libkpmc/attrib.c" "$lib/libkpmc/memsample.c" "$lib/libkpmc/foldtrace_write.c" \
 	"$lib/common/eventspec.c" "$lib/common/pfm_events.c" "$lib/common/memaccess.c" "$lib/common/kpmc_proc.c" -lpfm -lpthread
 gcc $cflags -I"$top/include" -I"$top/userland" -o "$work/fmtbench" \
-	"$top/bench/progs/fmtbench.c" "$top/userland/common/record_format.c" "$top/userland/common/aggregate.c" "$top/userland/common/memaccess.c"
+	"$top/bench/progs/fmtbench.c" "$top/userland/common/record_format.c" "$top/userland/common/aggregate.c" "$top/userland/common/memaccess.c" -lm
 
 # The arm64 test root (module, CLI, static programs) plus the bench programs.
 root=$work/root

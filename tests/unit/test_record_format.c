@@ -224,6 +224,71 @@ static void test_scaling(void **state)
 	kpmc_totals_free(&t);
 }
 
+/*
+ * The 90% half-width of a scaled count, against figures worked by hand: set
+ * 0 ran 4 intervals of 10 ms with 100, 120, 80 and 100 events (rate 10 per
+ * ms; residuals 0, 20, -20, 0: s^2 = 800 / 3), the thread 80 ms in all
+ * (coverage 1/2): SE of the rate = sqrt(0.5 * 800/3 / 4) / 10 ms = 0.5774
+ * per ms, times 80 ms and t(3) = 2.353: 108.7 events around the estimate
+ * of 800. Equal rates:
+ * 0; a set that ran all the time: 0; one interval: unknown (-1).
+ */
+static void test_scale_halfwidth(void **state)
+{
+	struct kpmc_totals t = { 0 };
+	struct kpmc_record r;
+	const uint64_t events[4] = { 100, 120, 80, 100 };
+	uint32_t masks[2] = { 0x2, 0x2 };
+	char out[2048];
+	double h;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		r = make_record(5, 5, KPMC_REC_MUX, (uint64_t)i + 1, 0, events[i]);
+		r.run_ns = 10000000;
+		r.set = 0;
+		assert_int_equal(kpmc_totals_add(&t, &r), 0);
+		r = make_record(5, 5, KPMC_REC_MUX, (uint64_t)i + 1, 0, 50);
+		r.run_ns = 10000000;
+		r.set = 1;
+		assert_int_equal(kpmc_totals_add(&t, &r), 0);
+	}
+	h = kpmc_scale_halfwidth90(&t.threads[0], 0, 1);
+	assert_true(h > 108.6 && h < 108.8);
+	/* Set 1: the same rate in every interval. */
+	h = kpmc_scale_halfwidth90(&t.threads[0], 1, 1);
+	assert_true(h >= 0 && h < 1e-3);
+	assert_true(kpmc_scale_halfwidth90(&t.threads[0], 2, 1) == -1);
+	assert_true(kpmc_scale_halfwidth90(&t.threads[0], KPMC_MAX_SETS, 1) == -1);
+	kpmc_totals_format_sets(&t, 2, masks, out, sizeof(out));
+	assert_non_null(strstr(out, "      5       5     0       4    50.00%            800\n"
+				    "  +-90%       5     0       -         -            109\n"));
+	assert_non_null(strstr(out, "  +-90%       5     1       -         -              0\n"));
+	/* The process's: its one thread's. */
+	assert_non_null(strstr(out, "  total       5     0       4    50.00%            800\n"
+				    "  +-90%       5     0       -         -            109\n"));
+	kpmc_totals_format_json(&t, 2, 0, out, sizeof(out));
+	assert_non_null(strstr(out, "\"scaled\":{\"pmc1\":800},\"err90\":{\"pmc1\":109}"));
+	kpmc_totals_free(&t);
+
+	/* One set all the time: nothing unsampled, no error; one interval: unknown. */
+	for (i = 0; i < 4; i++) {
+		r = make_record(6, 6, KPMC_REC_TBS, (uint64_t)i + 1, 0, events[i]);
+		r.run_ns = 10000000;
+		assert_int_equal(kpmc_totals_add(&t, &r), 0);
+	}
+	assert_true(kpmc_scale_halfwidth90(&t.threads[0], 0, 1) == 0);
+	r = make_record(7, 7, KPMC_REC_TBS, 1, 0, 5);
+	r.run_ns = 10000000;
+	r.set = 1;
+	assert_int_equal(kpmc_totals_add(&t, &r), 0);
+	assert_true(kpmc_scale_halfwidth90(&t.threads[1], 1, 1) == -1);
+	kpmc_totals_format_json(&t, 2, 0, out, sizeof(out));
+	assert_non_null(strstr(out, "\"err90\":{\"pmc1\":null}"));
+	kpmc_totals_free(&t);
+}
+
 static void test_aggregate(void **state)
 {
 	struct kpmc_totals t = { 0 };
@@ -397,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_sampling_rows),
 		cmocka_unit_test(test_system_wide_rows),
 		cmocka_unit_test(test_scaling),
+		cmocka_unit_test(test_scale_halfwidth),
 		cmocka_unit_test(test_aggregate),
 		cmocka_unit_test(test_period),
 		cmocka_unit_test(test_mem_default_event),

@@ -4,6 +4,7 @@
 #include "record_format.h"
 #include "textput.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,11 +58,19 @@ int kpmc_totals_add(struct kpmc_totals *t, const struct kpmc_record *rec)
 		th->counts[i] += rec->counts[i];
 	}
 	if (rec->set < KPMC_MAX_SETS) {
+		double r = (double)rec->run_ns;
+
 		th->set_records[rec->set]++;
 		th->set_run_ns[rec->set] += rec->run_ns;
+		th->set_rr[rec->set] += r * r;
 		for (m = mask; m; m &= m - 1) {
+			double x;
+
 			i = (unsigned int)__builtin_ctz(m);
 			th->set_counts[rec->set][i] += rec->counts[i];
+			x = (double)rec->counts[i];
+			th->set_xx[rec->set][i] += x * x;
+			th->set_xr[rec->set][i] += x * r;
 		}
 	}
 	return 0;
@@ -176,6 +185,66 @@ uint64_t kpmc_scale_count(uint64_t count, uint64_t enabled, uint64_t running)
 	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
+/* Student's t, 95th percentile (a two-sided 90% interval), df degrees of freedom. */
+static double t_90(uint64_t df)
+{
+	static const double t[] = { 0, 6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860,
+				    1.833, 1.812, 1.796, 1.782, 1.771, 1.761, 1.753, 1.746, 1.740,
+				    1.734, 1.729, 1.725, 1.721, 1.717, 1.714, 1.711, 1.708, 1.706,
+				    1.703, 1.701, 1.699, 1.697 };
+	const double z = 1.6449;
+
+	if (df < sizeof(t) / sizeof(t[0]))
+		return t[df];
+	/* Beyond the table: the normal quantile and its first correction. */
+	return z + (z * z * z + z) / (4.0 * (double)df);
+}
+
+double kpmc_scale_halfwidth90(const struct kpmc_thread_total *th, int set, unsigned int counter)
+{
+	double n, x, r, rate, resid, mean_r, unsampled, se;
+
+	if (set < 0 || set >= KPMC_MAX_SETS || counter >= KPMC_MAX_COUNTERS)
+		return -1;
+	n = (double)th->set_records[set];
+	r = (double)th->set_run_ns[set];
+	if (th->set_records[set] < 2 || r <= 0 || !th->run_ns)
+		return -1;
+	x = (double)th->set_counts[set][counter];
+	rate = x / r;
+	/* sum of (x_i - rate * r_i)^2, from the sums kept per record */
+	resid = th->set_xx[set][counter] - 2 * rate * th->set_xr[set][counter] +
+		rate * rate * th->set_rr[set];
+	if (resid < 0)
+		resid = 0;
+	mean_r = r / n;
+	unsampled = 1.0 - r / (double)th->run_ns;
+	if (unsampled < 0)
+		unsampled = 0;
+	se = sqrt(unsampled * resid / (n - 1) / n) / mean_r;
+	return t_90(th->set_records[set] - 1) * se * (double)th->run_ns;
+}
+
+/* A "+-90%" row: the half-widths of the set's scaled counts in set_mask. */
+static void put_halfwidth_row(char *out, size_t len, size_t *used, uint32_t id, int set,
+			      uint32_t all_mask, uint32_t set_mask, const double *half)
+{
+	unsigned int c;
+
+	put(out, len, used, "%7s %7u %5d %7s %9s", "+-90%", id, set, "-", "-");
+	for (c = 0; c < KPMC_MAX_COUNTERS; c++) {
+		if (!(all_mask & (1u << c)))
+			continue;
+		if (!(set_mask & (1u << c)))
+			put(out, len, used, " %14s", "-");
+		else if (half[c] < 0)
+			put(out, len, used, " %14s", "n/a");
+		else
+			put(out, len, used, " %14.0f", half[c]);
+	}
+	put(out, len, used, "\n");
+}
+
 static void put_set_row(char *out, size_t len, size_t *used, const char *who, uint32_t id,
 			int set, uint64_t records, uint64_t running, uint64_t enabled,
 			uint32_t all_mask, uint32_t set_mask, const uint64_t *scaled,
@@ -217,13 +286,17 @@ size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
 		snprintf(name, sizeof(name), "%u", th->pid);
 		for (s = 0; s < nsets; s++) {
 			uint64_t scaled[KPMC_MAX_COUNTERS];
+			double half[KPMC_MAX_COUNTERS];
 
-			for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+			for (c = 0; c < KPMC_MAX_COUNTERS; c++) {
 				scaled[c] = kpmc_scale_count(th->set_counts[s][c], th->run_ns,
 							     th->set_run_ns[s]);
+				half[c] = kpmc_scale_halfwidth90(th, s, c);
+			}
 			put_set_row(out, len, &used, name, th->tid, s, th->set_records[s],
 				    th->set_run_ns[s], th->run_ns, all, set_mask[s], scaled,
 				    th->uncounted);
+			put_halfwidth_row(out, len, &used, th->tid, s, all, set_mask[s], half);
 		}
 	}
 	/* Per process: each thread's scaled counts added up. */
@@ -234,6 +307,7 @@ size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
 			continue;
 		for (s = 0; s < nsets; s++) {
 			uint64_t sum[KPMC_MAX_COUNTERS] = { 0 }, records = 0, running = 0, enabled = 0;
+			double var[KPMC_MAX_COUNTERS] = { 0 };
 			uint32_t uncounted = 0;
 
 			for (j = i; j < t->nr; j++) {
@@ -245,12 +319,23 @@ size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
 				uncounted |= th->uncounted;
 				running += th->set_run_ns[s];
 				enabled += th->run_ns;
-				for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+				for (c = 0; c < KPMC_MAX_COUNTERS; c++) {
+					double h = kpmc_scale_halfwidth90(th, s, c);
+
 					sum[c] += kpmc_scale_count(th->set_counts[s][c], th->run_ns,
 								   th->set_run_ns[s]);
+					/* One thread's unknown bar makes the process's unknown. */
+					if (h < 0 && th->set_counts[s][c])
+						var[c] = -1;
+					else if (var[c] >= 0 && h > 0)
+						var[c] += h * h;
+				}
 			}
 			put_set_row(out, len, &used, "total", pid, s, records, running, enabled,
 				    all, set_mask[s], sum, uncounted);
+			for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+				var[c] = var[c] < 0 ? -1 : sqrt(var[c]);
+			put_halfwidth_row(out, len, &used, pid, s, all, set_mask[s], var);
 		}
 	}
 	return used;
@@ -296,6 +381,19 @@ size_t kpmc_totals_format_json(const struct kpmc_totals *t, int nsets, uint64_t 
 										 th->set_run_ns[s]));
 					first = 0;
 				}
+			put(out, len, &used, "},\"err90\":{");
+			first = 1;
+			for (c = 0; c < KPMC_MAX_COUNTERS; c++) {
+				double h = kpmc_scale_halfwidth90(th, s, c);
+
+				if (!th->set_counts[s][c])
+					continue;
+				if (h < 0)
+					put(out, len, &used, "%s\"pmc%u\":null", first ? "" : ",", c);
+				else
+					put(out, len, &used, "%s\"pmc%u\":%.0f", first ? "" : ",", c, h);
+				first = 0;
+			}
 			put(out, len, &used, "}}");
 		}
 		put(out, len, &used, "]}");

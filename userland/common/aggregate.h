@@ -16,6 +16,14 @@ struct kpmc_thread_total {
 	uint64_t set_records[KPMC_MAX_SETS];
 	uint64_t set_counts[KPMC_MAX_SETS][KPMC_MAX_COUNTERS];
 	uint64_t set_run_ns[KPMC_MAX_SETS];
+	/*
+	 * Per set, sums over its records (each an interval the set ran) of
+	 * count^2, count * run_ns and run_ns^2: the spread of the rates around
+	 * the set's mean rate, for the error bar of a scaled count.
+	 */
+	double set_xx[KPMC_MAX_SETS][KPMC_MAX_COUNTERS];
+	double set_xr[KPMC_MAX_SETS][KPMC_MAX_COUNTERS];
+	double set_rr[KPMC_MAX_SETS];
 	/* Counters that did not count for part of some record (hybrid CPUs). */
 	uint32_t uncounted;
 };
@@ -51,6 +59,21 @@ size_t kpmc_totals_format(const struct kpmc_totals *t, uint32_t counter_mask,
 uint64_t kpmc_scale_count(uint64_t count, uint64_t enabled, uint64_t running);
 
 /*
+ * How far a scaled count may be off, at 90% confidence: the half-width of
+ * its interval, or -1 when it cannot be told (fewer than two intervals of
+ * the set, or a set that never ran). The set's intervals (its records) are
+ * taken as a sample of the thread's time: the rate is a ratio estimate
+ * (count over running time), its standard error from the intervals' spread
+ * around it, times the unsampled share of the time (a set that ran all of
+ * it has no error), times Student's t for the intervals' number. The
+ * intervals of a set that rotates in step with the program are not such a
+ * sample (a fixed rotation on phases of its period: muxrnd is the remedy),
+ * nor are the pieces of one rotation slice independent: the bar says how
+ * far the rates varied, not a bound.
+ */
+double kpmc_scale_halfwidth90(const struct kpmc_thread_total *th, int set, unsigned int counter);
+
+/*
  * The JSON summary object (one line): per thread its records, run time,
  * counts, and per event set the coverage and scaled counts; the lost total.
  */
@@ -59,8 +82,10 @@ size_t kpmc_totals_format_json(const struct kpmc_totals *t, int nsets, uint64_t 
 
 /*
  * Totals of a multiplexed run: per thread and set, the set's share of the
- * thread's time ("coverage") and each count scaled by enabled/running; then
- * per process. set_mask[s] gives set s's counters.
+ * thread's time ("coverage") and each count scaled by enabled/running, each
+ * followed by a "+-90%" row of those counts' 90% half-widths (n/a: not
+ * known); then per process (half-widths of the threads combined as
+ * independent). set_mask[s] gives set s's counters.
  */
 size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
 			       const uint32_t *set_mask, char *out, size_t len);
