@@ -153,8 +153,10 @@ static int ring_lock_stats_set(const char *val, const struct kernel_param *kp)
 	bool on;
 	int cpu, err = kstrtobool(val, &on);
 
-	if (err)
+	if (err) {
+		pr_warn("kpmc: ring_lock_stats: '%.16s' is not 0 or 1\n", val);
 		return err;
+	}
 	if (on && !ring_lock_stats) {
 		for_each_possible_cpu(cpu)
 			memset(per_cpu_ptr(&ring_lock_cpu, cpu), 0, sizeof(struct ring_lock_cpu));

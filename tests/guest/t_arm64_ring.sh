@@ -49,6 +49,8 @@ h1=$h t1=$t
 echo 0 >$stats
 echo "activate 0" >/proc/kpmc/mm_manager
 grep -q '^ring_lock:' /proc/kpmc/info && r="$r ring_lock still in info with the statistics off;"
+echo bogus >$stats 2>/dev/null && r="$r ring_lock_stats=bogus accepted;"
+dmesg | grep -q "ring_lock_stats: 'bogus" || r="$r no dmesg line naming the bad value;"
 echo "ring lock: $h0 holds $t0 ns without a module, $h1 holds $t1 ns with rates"
 [ "$h0" -eq 101 ] && [ "$h1" -eq 101 ] || r="$r holds $h0 and $h1, expected 101 (one per record);"
 # Equal up to 2% (the two runs' records are alike; an IRQ cannot land in a hold).

@@ -37,13 +37,11 @@ storm=${KPMC_SCALE_STORM:-10000}
 # boot. The two-node test's 1 GiB would leave an estimated 200 MB.
 mem=${KPMC_SCALE_MEM:-2048}
 limit=${KPMC_SCALE_TIMEOUT:-1800}
-now() { date +%s.%N | cut -c1-14; }
-elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+. "$top/tests/pmda/setup.sh"
 fail() { echo "pmda-scale: FAIL: $*"; exit 1; }
 
 mkdir -p "$work"
 t=$(now)
-. "$top/tests/pmda/setup.sh"
 pmda_guest_setup
 
 # The workload, static (the root has no compiler):

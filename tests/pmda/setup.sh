@@ -1,5 +1,8 @@
-# Sourced by the PCP guest tests (two-nodes.sh, scale.sh): what every such
-# guest is built from. Needs top, work and a fail function; sets root (the
+# Sourced by the PCP guest tests (two-nodes.sh, scale.sh): their clock
+# helpers, and what every such guest is built from.
+now() { date +%s.%N | cut -c1-14; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+# pmda_guest_setup needs top, work and a fail function; sets root (the
 # cached Debian root with PCP), image, kver and kmods (Debian's 6.1 amd64
 # kernel and its modules), and leaves work/kpmc.ko (KPMC_MODULE, or built
 # for that kernel) and work/pmda-build/pmdakpmc.

@@ -38,13 +38,11 @@ iters=${KPMC_TWO_NODES_ITERS:-300000000}
 # around the loop (the end of its first nanosleep, exit: < 1e6). Together
 # < 3e6 ns of 6e8: 0.5 %.
 bound=${KPMC_TWO_NODES_BOUND:-0.005}
-now() { date +%s.%N | cut -c1-14; }
-elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+. "$top/tests/pmda/setup.sh"
 fail() { echo "two-nodes: FAIL: $*"; exit 1; }
 
 mkdir -p "$work"
 t=$(now)
-. "$top/tests/pmda/setup.sh"
 pmda_guest_setup
 echo "two-nodes: PCP root $root, module and agent ($(elapsed "$t") s)"
 t=$(now)
