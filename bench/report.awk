@@ -59,6 +59,58 @@ function added(v) {
 	mux_truth[($2 ~ /perf/ ? "perf" : "kpmc") SUBSEP kv($0, "prog") SUBSEP kv($0, "mode")] = kv($0, "count")
 	next
 }
+# The randomized rotation's estimates (judged against kpmc's truth), and
+# whether their 90% intervals hold it.
+/^KPMC-BENCH mux_kpmcrnd / {
+	id = "rnd" SUBSEP kv($0, "prog") SUBSEP kv($0, "mode")
+	truth = mux_truth["kpmc" SUBSEP kv($0, "prog") SUBSEP kv($0, "mode")] + 0
+	if (kv($0, "est") == "" || truth <= 0) {
+		mux_bad[id]++
+		next
+	}
+	e = kv($0, "est") / truth - 1
+	e = e < 0 ? -e : e
+	mux_sum[id] += e
+	mux_cnt[id]++
+	if (e > mux_max[id])
+		mux_max[id] = e
+	mux_how[id] = mux_how[id] (mux_how[id] ~ kv($0, "how") ? "" : (mux_how[id] == "" ? "" : "+") kv($0, "how"))
+	next
+}
+# The cost of a rotation (spin loop): kpmc's 1 and 4 sets, perf's nc and 4 nc events.
+/^KPMC-BENCH mux_rot / {
+	if (kv($0, "tool") == "kpmc") {
+		rot_k[kv($0, "sets")] = kv($0, "ns")
+		rot_turns[kv($0, "sets")] = kv($0, "turns")
+	} else {
+		rot_p[++rot_pn] = kv($0, "ns")
+		rot_pev[rot_pn] = kv($0, "events")
+	}
+	next
+}
+# Calibration of the 90% intervals: does each hold the run's own truth?
+/^KPMC-BENCH muxcal / {
+	truth = kv($0, "truth_" kv($0, "mode")) + 0
+	half = kv($0, "half") + 0
+	if (truth <= 0 || kv($0, "est") == "")
+		next
+	d = kv($0, "est") - truth
+	d = d < 0 ? -d : d
+	cid = kv($0, "prog") SUBSEP kv($0, "rot")
+	if (!(cid in cal_n))
+		cal_order[++cal_k] = cid
+	cal_n[cid]++
+	cal_err[cid] += d / truth
+	if (half >= 0) {
+		cal_given[cid]++
+		cal_width[cid] += half / truth
+		if (d <= half)
+			cal_hold[cid]++
+	}
+	if (kv($0, "how") == "interp")
+		cal_interp[cid]++
+	next
+}
 /^KPMC-BENCH mux_(perf|kpmc) / {
 	t = $2 ~ /perf/ ? "perf" : "kpmc"
 	id = t SUBSEP kv($0, "prog") SUBSEP kv($0, "mode")
@@ -290,6 +342,42 @@ END {
 		printf "(rotation every %s ms, perf's mux interval, for both; perf: 4 x counters events,\n", mux_interval
 		printf " half user-mode and half kernel-mode instructions; kpmc: 4 sets of both events;\n"
 		printf " the issue's target: kpmc's mean <= half perf's, its max <= perf's)\n"
+		printf "kpmc with the randomized rotation (muxrnd, seed 1), mean / max %% error and estimators:\n"
+		for (i = 1; i <= mux_n; i++)
+			for (m = 1; m <= 2; m++) {
+				rid = "rnd" S mux_prog[i] S (m == 1 ? "u" : "k")
+				if (mux_cnt[rid])
+					printf "%-11s %-5s %16s  %s\n", mux_prog[i], m == 1 ? "user" : "kern",
+					       sprintf("%.2f / %.2f", 100 * mux_sum[rid] / mux_cnt[rid],
+						       100 * mux_max[rid]), mux_how[rid]
+			}
+	}
+	if (rot_k[4] != "" && rot_k[1] != "" && rot_turns[4] > rot_turns[1]) {
+		kr = (rot_k[4] - rot_k[1]) / (rot_turns[4] - rot_turns[1])
+		printf "\nCost of a rotation (spin loop, rotating every 1 ms): kpmc %.0f guest ns a turn (%d turns)", kr, rot_turns[4] - rot_turns[1]
+		if (rot_pn == 2 && rot_p[2] > 0) {
+			pr = (rot_p[2] - rot_p[1]) / (rot_p[2] / 1000000)
+			printf "; perf %.0f a rotation (%d events against %d, %.0f rotations): kpmc/perf %s", pr,
+			       rot_pev[2], rot_pev[1], rot_p[2] / 1000000, ratio(kr, pr)
+		}
+		printf "\n"
+	}
+	if (cal_k) {
+		printf "\n6b. Do the 90%% intervals hold the truth? (section muxcal: randomized rotation, 4 sets,\n"
+		printf "    each run's own truth; per program and slice MS:R ms)\n"
+		printf "%-8s %-5s %6s %7s %9s %9s %8s\n", "program", "slice", "counts", "held", "mean err", "mean half", "interp"
+		for (i = 1; i <= cal_k; i++) {
+			cid = cal_order[i]
+			split(cid, cp, S)
+			printf "%-8s %-5s %6d %7s %8.2f%% %8.2f%% %8d\n", cp[1], cp[2], cal_n[cid],
+			       sprintf("%d", cal_hold[cid]), 100 * cal_err[cid] / cal_n[cid],
+			       cal_given[cid] ? 100 * cal_width[cid] / cal_given[cid] : 0, cal_interp[cid]
+			cal_all += cal_n[cid]
+			cal_held += cal_hold[cid]
+			cal_gv += cal_given[cid]
+		}
+		printf "all: %d of %d intervals hold the truth (%.1f%%; %d counts without one)\n", cal_held, cal_gv,
+		       cal_gv ? 100 * cal_held / cal_gv : 0, cal_all - cal_gv
 	}
 
 	if (length(cpus_n)) {

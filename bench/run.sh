@@ -27,7 +27,7 @@ ${cross}gcc -static $cflags -I"$top/include" -I"$lib/libkpmc/include" -I"$lib" -
 	"$lib/libkpmc/records.c" "$lib/libkpmc/attrib.c" "$lib/libkpmc/memsample.c" "$lib/libkpmc/foldtrace_write.c" \
 	"$lib/common/eventspec.c" "$lib/common/pfm_events.c" "$lib/common/memaccess.c" "$lib/common/kpmc_proc.c" -lpfm -lpthread
 gcc $cflags -I"$top/include" -I"$top/userland" -o "$work/fmtbench" \
-	"$top/bench/progs/fmtbench.c" "$top/userland/common/record_format.c" "$top/userland/common/aggregate.c" "$top/userland/common/memaccess.c" -lm
+	"$top/bench/progs/fmtbench.c" "$top/userland/common/record_format.c" "$top/userland/common/aggregate.c" "$top/userland/common/mux_estimate.c" "$top/userland/common/memaccess.c" -lm
 
 # The arm64 test root (module, CLI, static programs) plus the bench programs.
 root=$work/root
@@ -44,10 +44,10 @@ cp "$top/bench/guest/bench.sh" "$root/tests/guest/bench.sh"
 boot() {
 	local start=$(date +%s)
 	KPMC_GUEST_SMP=$2 KPMC_GUEST_MEM=2048 KPMC_GUEST_APPEND="kpmc.bench=$scale kpmc.benchonly=$3${KPMC_BENCH_REPS:+ kpmc.benchreps=$KPMC_BENCH_REPS}${KPMC_BENCH_PERIODS:+ kpmc.benchperiods=$KPMC_BENCH_PERIODS}" \
-		"$top/scripts/boot-guest.sh" arm64 "$work/bench.cpio.gz" "$1" bench 1500
+		"$top/scripts/boot-guest.sh" arm64 "$work/bench.cpio.gz" "$1" bench 3600
 	echo "bench: guest of $2 CPU(s) ran $(($(date +%s) - start)) s" >&2
 }
-only=${KPMC_BENCH_ONLY:-pingpong,alive,spawn,spin,selfread,mux,cpus}
+only=${KPMC_BENCH_ONLY:-pingpong,alive,spawn,spin,selfread,mux,muxcal,cpus}
 one=$(echo ",$only," | sed 's/,cpus,/,/; s/^,//; s/,$//')
 # The smoke run checks the plumbing only: its one CPU runs the cpus rows of one thread.
 [ "$scale" = smoke ] && one=$only

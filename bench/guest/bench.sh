@@ -9,10 +9,10 @@ mkdir -p $OUT
 
 scale=full
 # kpmc.benchonly=SECTIONS: only those sections (a comma list of pingpong,
-# alive, spawn, spin, selfread, mux, and cpus, which bench/run.sh runs in a
+# alive, spawn, spin, selfread, mux, muxcal, and cpus, which bench/run.sh runs in a
 # boot of 8 CPUs of its own; bench/run.sh's KPMC_BENCH_ONLY), kpmc.benchreps=N:
 # N repetitions, kpmc.benchperiods=P,...: those EBS periods (for iterating).
-only=pingpong,alive,spawn,spin,selfread,mux periods="10000 100000 1000000 10000000" reps=""
+only=pingpong,alive,spawn,spin,selfread,mux,muxcal periods="10000 100000 1000000 10000000" reps=""
 cpus_periods="10000 100000"
 for w in $(cat /proc/cmdline); do
 	case $w in
@@ -174,6 +174,18 @@ done
 # whose period is kpmc's rotation cycle (4 sets x the interval) and perf's
 # (perf moves one event a turn: each is on for "counters" turns of 4 x
 # counters).
+# mux_rows NAME WORDS <"kpmc -A" output: per thread set (not the process
+# totals), one line per event (mode u: pmc1, k: pmc2) with the estimate,
+# its 90% half-width (-1: not known) and estimator.
+mux_rows() {
+	awk -v b="$1" -v w="$2" '
+		$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 7 { set = $3; u = $6; k = $7; next }
+		$1 == "+-90%" && set != "" { hu = $6 == "n/a" ? -1 : $6; hk = $7 == "n/a" ? -1 : $7; next }
+		$1 == "est" && set != "" {
+			printf "KPMC-BENCH %s %s set=%d mode=u est=%s half=%s how=%s\n", b, w, set, u, hu, $6
+			printf "KPMC-BENCH %s %s set=%d mode=k est=%s half=%s how=%s\n", b, w, set, k, hk, $7
+			set = "" }'
+}
 if want mux; then
 	mi=$(cat /sys/bus/event_source/devices/armv8*/perf_event_mux_interval_ms 2>/dev/null | head -n 1)
 	mi=${mi:-4}
@@ -207,6 +219,59 @@ if want mux; then
 			sub("%", "", $5)
 			printf "KPMC-BENCH mux_kpmc prog=%s event=%d mode=u est=%s coverage=%s\n", n, 2 * $3, $6, $5
 			printf "KPMC-BENCH mux_kpmc prog=%s event=%d mode=k est=%s coverage=%s\n", n, 2 * $3 + 1, $7, $5 }' $OUT/mux.txt
+		# The same with the randomized rotation (slices of mi +/- mi/2 ms,
+		# the sets' order drawn every cycle): each estimate with its 90%
+		# half-width and its estimator (the "+-90%" and "est" rows).
+		r="$one,mux=$mi,muxrnd=$((mi / 2)),seed=1"
+		kpmc -A -c "$r" -c "$r" -c "$r" -c "$r" -o $OUT/mux.txt -- \
+			$BIN/phases $name $iters $calls $rounds >/dev/null 2>$OUT/kpmc.err ||
+			echo "KPMC-BENCH-ERROR kpmc muxrnd $name: $(tail -n 2 $OUT/kpmc.err)"
+		mux_rows mux_kpmcrnd "prog=$name" <$OUT/mux.txt
+	done
+	# The cost of a rotation, on the spin loop (one thread, no switch): kpmc
+	# with 1 set and with 4 sets of one counter rotating every ms; perf with
+	# as many events as counters and with 4 times as many, rotated every ms
+	# (perf_event_mux_interval_ms=1). Rotations: kpmc's records (a turn
+	# each), perf's elapsed ms.
+	mif=$(ls -d /sys/bus/event_source/devices/armv8*/perf_event_mux_interval_ms 2>/dev/null | head -n 1)
+	[ -n "$mif" ] && echo 1 >$mif
+	for n in $nc $((4 * nc)); do
+		$BIN/spin $SPIN perf-events $n | sed "s/^KPMC-BENCH spin /KPMC-BENCH mux_rot tool=perf events=$n /"
+	done
+	[ -n "$mif" ] && echo $mi >$mif
+	for sets in 1 4; do
+		c="-c pmc1=0x8"
+		[ $sets = 4 ] && c="-c pmc1=0x8,mux=1 -c pmc1=0x8,mux=1 -c pmc1=0x8,mux=1 -c pmc1=0x8,mux=1"
+		kpmc -A $c -o $OUT/rot.txt -- $BIN/spin $SPIN none >$OUT/prog.txt 2>$OUT/kpmc.err ||
+			echo "KPMC-BENCH-ERROR kpmc rotation $sets sets: $(tail -n 2 $OUT/kpmc.err)"
+		turns=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { n += $3 } END { printf "%d", n }' $OUT/rot.txt)
+		sed "s/^KPMC-BENCH spin /KPMC-BENCH mux_rot tool=kpmc sets=$sets turns=$turns /" $OUT/prog.txt
+	done
+fi
+# 5b. Whether the 90% intervals hold the truth (section muxcal): programs of
+# phases sized in time (bench/progs/phases.c "time"), from 50 us to 48 ms a
+# phase, under 4 sets of both events with the randomized rotation, several
+# seeds and two slice lengths. The truth is in the same run: every set
+# counts both events, so the sets' counts added up are the whole run's. Each
+# of the 8 estimates a run prints is judged against it.
+if want muxcal; then
+	one="pmc1=0x8,usr1=1,os1=0,pmc2=0x8,usr2=0,os2=1"
+	seeds="1 2 3 4 5 6 7 8" progs="steady:50000:8000 short:1000000:400 equal:4000000:100 twice:8000000:50 long:16000000:25 slow:48000000:9"
+	[ "$scale" = smoke ] && seeds=1 progs="short:1000000:16"
+	for p in $progs; do
+		set -- $(echo "$p" | tr : ' ')
+		name=$1 ns=$2 rounds=$3
+		for rot in 4:2 2:1; do
+			for seed in $seeds; do
+				r="$one,mux=${rot%:*},muxrnd=${rot#*:},seed=$seed"
+				kpmc -A -c "$r" -c "$r" -c "$r" -c "$r" -w $OUT/cal.raw -o $OUT/cal.txt -- \
+					$BIN/phases $name time $ns $ns $rounds >/dev/null 2>$OUT/kpmc.err ||
+					echo "KPMC-BENCH-ERROR kpmc muxcal $name: $(tail -n 2 $OUT/kpmc.err)"
+				truth=$(kpmc -R $OUT/cal.raw --csv | awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/ { u += $11; k += $12 }
+					END { printf "truth_u=%d truth_k=%d", u, k }')
+				mux_rows muxcal "prog=$name rot=$rot seed=$seed $truth" <$OUT/cal.txt
+			done
+		done
 	done
 fi
 # 6. One session fed by several CPUs sampling at once (a boot of its own

@@ -14,6 +14,9 @@
  *   perf-ebs PERIOD a sample every PERIOD user-mode CPU_CYCLES (raw 0x11: on
  *                   the cycle counter, whose overflow IRQs QEMU delivers on
  *                   time under -icount; at shift=0 cycles = instructions)
+ *   perf-events N   N counting events (user-mode INST_RETIRED), each its own:
+ *                   more than the PMU's counters and perf rotates them every
+ *                   perf_event_mux_interval_ms (the cost of a rotation)
  * A second thread plays perf record: it drains the mmap ring, counting
  * samples, when woken by perf's watermark (a quarter of the ring, as kpmc
  * wakes its reader), and at the end; like perf record it polls without a
@@ -30,6 +33,7 @@
 #include "benchutil.h"
 
 #define RING_PAGES 64
+#define MAX_EVENTS 64
 
 static int ended[2] = { -1, -1 };
 static struct perf_event_mmap_page *meta;
@@ -109,16 +113,34 @@ int main(int argc, char **argv)
 	long n, arg = 0, i;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: spin N none|perf-count|perf-tbs MS|perf-ebs PERIOD\n");
+		fprintf(stderr, "usage: spin N none|perf-count|perf-tbs MS|perf-ebs PERIOD|perf-events N\n");
 		return 2;
 	}
 	n = bench_arg(argv[1], "N");
 	mode = argv[2];
 	if (!strcmp(mode, "perf-count") && argc == 3) {
 		open_sampler(mode, 0);
+	} else if (!strcmp(mode, "perf-events") && argc == 4) {
+		static int fds[MAX_EVENTS];
+
+		arg = bench_arg(argv[3], "events");
+		if (arg < 1 || arg > MAX_EVENTS) {
+			fprintf(stderr, "spin: 1 to %d events\n", MAX_EVENTS);
+			return 2;
+		}
+		for (i = 0; i < arg; i++) {
+			struct perf_event_attr a;
+
+			bench_perf_attr(&a, 0x08, 0);
+			fds[i] = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+			if (fds[i] < 0) {
+				perror("spin: perf_event_open");
+				return 1;
+			}
+		}
 	} else if (strcmp(mode, "none")) {
 		if ((strcmp(mode, "perf-tbs") && strcmp(mode, "perf-ebs")) || argc != 4) {
-			fprintf(stderr, "usage: spin N none|perf-count|perf-tbs MS|perf-ebs PERIOD\n");
+			fprintf(stderr, "usage: spin N none|perf-count|perf-tbs MS|perf-ebs PERIOD|perf-events N\n");
 			return 2;
 		}
 		arg = bench_arg(argv[3], "period");

@@ -224,71 +224,6 @@ static void test_scaling(void **state)
 	kpmc_totals_free(&t);
 }
 
-/*
- * The 90% half-width of a scaled count, against figures worked by hand: set
- * 0 ran 4 intervals of 10 ms with 100, 120, 80 and 100 events (rate 10 per
- * ms; residuals 0, 20, -20, 0: s^2 = 800 / 3), the thread 80 ms in all
- * (coverage 1/2): SE of the rate = sqrt(0.5 * 800/3 / 4) / 10 ms = 0.5774
- * per ms, times 80 ms and t(3) = 2.353: 108.7 events around the estimate
- * of 800. Equal rates:
- * 0; a set that ran all the time: 0; one interval: unknown (-1).
- */
-static void test_scale_halfwidth(void **state)
-{
-	struct kpmc_totals t = { 0 };
-	struct kpmc_record r;
-	const uint64_t events[4] = { 100, 120, 80, 100 };
-	uint32_t masks[2] = { 0x2, 0x2 };
-	char out[2048];
-	double h;
-	int i;
-
-	(void)state;
-	for (i = 0; i < 4; i++) {
-		r = make_record(5, 5, KPMC_REC_MUX, (uint64_t)i + 1, 0, events[i]);
-		r.run_ns = 10000000;
-		r.set = 0;
-		assert_int_equal(kpmc_totals_add(&t, &r), 0);
-		r = make_record(5, 5, KPMC_REC_MUX, (uint64_t)i + 1, 0, 50);
-		r.run_ns = 10000000;
-		r.set = 1;
-		assert_int_equal(kpmc_totals_add(&t, &r), 0);
-	}
-	h = kpmc_scale_halfwidth90(&t.threads[0], 0, 1);
-	assert_true(h > 108.6 && h < 108.8);
-	/* Set 1: the same rate in every interval. */
-	h = kpmc_scale_halfwidth90(&t.threads[0], 1, 1);
-	assert_true(h >= 0 && h < 1e-3);
-	assert_true(kpmc_scale_halfwidth90(&t.threads[0], 2, 1) == -1);
-	assert_true(kpmc_scale_halfwidth90(&t.threads[0], KPMC_MAX_SETS, 1) == -1);
-	kpmc_totals_format_sets(&t, 2, masks, out, sizeof(out));
-	assert_non_null(strstr(out, "      5       5     0       4    50.00%            800\n"
-				    "  +-90%       5     0       -         -            109\n"));
-	assert_non_null(strstr(out, "  +-90%       5     1       -         -              0\n"));
-	/* The process's: its one thread's. */
-	assert_non_null(strstr(out, "  total       5     0       4    50.00%            800\n"
-				    "  +-90%       5     0       -         -            109\n"));
-	kpmc_totals_format_json(&t, 2, 0, out, sizeof(out));
-	assert_non_null(strstr(out, "\"scaled\":{\"pmc1\":800},\"err90\":{\"pmc1\":109}"));
-	kpmc_totals_free(&t);
-
-	/* One set all the time: nothing unsampled, no error; one interval: unknown. */
-	for (i = 0; i < 4; i++) {
-		r = make_record(6, 6, KPMC_REC_TBS, (uint64_t)i + 1, 0, events[i]);
-		r.run_ns = 10000000;
-		assert_int_equal(kpmc_totals_add(&t, &r), 0);
-	}
-	assert_true(kpmc_scale_halfwidth90(&t.threads[0], 0, 1) == 0);
-	r = make_record(7, 7, KPMC_REC_TBS, 1, 0, 5);
-	r.run_ns = 10000000;
-	r.set = 1;
-	assert_int_equal(kpmc_totals_add(&t, &r), 0);
-	assert_true(kpmc_scale_halfwidth90(&t.threads[1], 1, 1) == -1);
-	kpmc_totals_format_json(&t, 2, 0, out, sizeof(out));
-	assert_non_null(strstr(out, "\"err90\":{\"pmc1\":null}"));
-	kpmc_totals_free(&t);
-}
-
 static void test_aggregate(void **state)
 {
 	struct kpmc_totals t = { 0 };
@@ -410,6 +345,21 @@ static void test_period(void **state)
 	assert_int_equal(kpmc_check_wakeup("5x"), -1);
 	assert_int_equal(kpmc_check_wakeup("0x10"), -1);
 	assert_int_equal(kpmc_check_wakeup("watermarks"), -1);
+	/* --anchor: a counter index below KPMC_MAX_COUNTERS, as N + 1. */
+	assert_int_equal(kpmc_parse_anchor("pmc0"), 1);
+	assert_int_equal(kpmc_parse_anchor("pmc15"), 16);
+	assert_int_equal(kpmc_parse_anchor("pmc16"), 0);
+	assert_int_equal(kpmc_parse_anchor("pmc"), 0);
+	assert_int_equal(kpmc_parse_anchor("pmc01"), 0);
+	assert_int_equal(kpmc_parse_anchor("pmc1x"), 0);
+	assert_int_equal(kpmc_parse_anchor("cycles"), 0);
+	assert_int_equal(kpmc_parse_anchor("pmc99999999999"), 0);
+	assert_true(kpmc_config_counts_pmc("pmc0,pmc1=0x8,usr1=1,mux=4", 0));
+	assert_true(kpmc_config_counts_pmc("pmc0,pmc1=0x8,usr1=1,mux=4", 1));
+	assert_false(kpmc_config_counts_pmc("pmc0,pmc1=0x8,usr1=1,mux=4", 2));
+	assert_false(kpmc_config_counts_pmc("pmc10=0x8", 1));
+	assert_false(kpmc_config_counts_pmc("usr1=1,os1=0", 1));
+	assert_true(kpmc_config_counts_pmc("mux=4,pmc3", 3));
 
 	const char *one[] = { "pmc0" }, *two[] = { "pmc0,pmc1=0x8", "pmc1=0x11,mux=5" };
 
@@ -462,7 +412,6 @@ int main(void)
 		cmocka_unit_test(test_sampling_rows),
 		cmocka_unit_test(test_system_wide_rows),
 		cmocka_unit_test(test_scaling),
-		cmocka_unit_test(test_scale_halfwidth),
 		cmocka_unit_test(test_aggregate),
 		cmocka_unit_test(test_period),
 		cmocka_unit_test(test_mem_default_event),

@@ -115,6 +115,14 @@ static int take_option(struct kpmc_run_opts *o, int opt, char *arg)
 		}
 		o->wakeup = arg;
 		return 0;
+	case 7:
+		o->anchor = kpmc_parse_anchor(arg);
+		if (!o->anchor) {
+			fprintf(stderr, "kpmc: --anchor '%s': want a counter, pmcN (N below %d)\n",
+				arg, KPMC_MAX_COUNTERS);
+			return 2;
+		}
+		return 0;
 	case 'w':
 		o->rawfile = arg;
 		return 0;
@@ -186,6 +194,10 @@ static int check_run(struct kpmc_run_opts *o)
 		if (rc >= 0)
 			return rc;
 	}
+	if (o->anchor && (!o->aggregate || o->nconfigs < 2)) {
+		fprintf(stderr, "kpmc: --anchor: for -A with several event sets (-c ... -c ...)\n");
+		return 2;
+	}
 	if (!o->nconfigs || (!o->attach && !o->prog) || (o->attach && o->prog)) {
 		kpmc_usage(stderr);
 		return 2;
@@ -203,6 +215,7 @@ int kpmc_args_parse(int argc, char **argv, struct kpmc_run_opts *o)
 		{ "no-loss", no_argument, NULL, 4 },
 		{ "no-mmap", no_argument, NULL, 5 },
 		{ "wakeup", required_argument, NULL, 6 },
+		{ "anchor", required_argument, NULL, 7 },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct kpmc_mbind metrics;

@@ -36,6 +36,7 @@ struct kpmc_run_opts {
 	long tbs_ms;
 	const char *outfile, *rawfile, *replay;
 	int aggregate;			/* -A */
+	unsigned int anchor;		/* --anchor=pmcN: N + 1; 0: time scaling */
 	enum kpmc_out_format format;
 	pid_t attach;			/* -p */
 	unsigned long ring_records;	/* -k */

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <uapi/linux/kpmc.h>
 
 long kpmc_parse_period_ms(const char *s)
 {
@@ -50,6 +51,38 @@ int kpmc_check_wakeup(const char *s)
 			return -1;
 	}
 	return p == s || *p ? -1 : 0;
+}
+
+unsigned int kpmc_parse_anchor(const char *s)
+{
+	unsigned int n = 0;
+	const char *p;
+
+	if (strncmp(s, "pmc", 3) || !s[3] || (s[3] == '0' && s[4]))
+		return 0;
+	for (p = s + 3; *p >= '0' && *p <= '9'; p++) {
+		n = n * 10 + (unsigned int)(*p - '0');
+		if (n >= KPMC_MAX_COUNTERS)
+			return 0;
+	}
+	return *p ? 0 : n + 1;
+}
+
+int kpmc_config_counts_pmc(const char *config, unsigned int n)
+{
+	char want[16];
+	size_t len;
+	const char *p = config;
+
+	len = (size_t)snprintf(want, sizeof(want), "pmc%u", n);
+	while (p && *p) {
+		if (!strncmp(p, want, len) && (p[len] == '\0' || p[len] == ',' || p[len] == '='))
+			return 1;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return 0;
 }
 
 int kpmc_build_config(const char *const *configs, int n, long tbs_ms, char *out, size_t len)

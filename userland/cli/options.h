@@ -18,6 +18,18 @@ long kpmc_parse_period_ms(const char *secs);
 int kpmc_check_wakeup(const char *s);
 
 /*
+ * --anchor's value: "pmcN" with N a counter index (decimal, below
+ * KPMC_MAX_COUNTERS); N + 1, or 0 if it is not one.
+ */
+unsigned int kpmc_parse_anchor(const char *s);
+
+/*
+ * Does the raw event set `config` ("pmc0,pmc1=0x8,usr1=1,mux=4") count
+ * counter n (a token "pmcN" or "pmcN=...")?
+ */
+int kpmc_config_counts_pmc(const char *config, unsigned int n);
+
+/*
  * The n event sets of -c options joined by ';', each with ",tbs=MS" when
  * tbs_ms > 0, into out; -1 if it does not fit.
  */

@@ -408,6 +408,12 @@ int kpmc_run(struct kpmc_run_opts *o)
 	/* Event names (instr, cycles:u, libpfm4 strings) become raw configurations. */
 	if (kpmc_configs_to_raw(o))
 		return 2;
+	for (int i = 0; o->anchor && i < o->nconfigs; i++)
+		if (!kpmc_config_counts_pmc(o->configs[i], o->anchor - 1)) {
+			fprintf(stderr, "kpmc: --anchor pmc%u: event set %d (%s) does not count it; an anchor is counted by every set\n",
+				o->anchor - 1, i, o->configs[i]);
+			return 2;
+		}
 	if (kpmc_build_config(o->configs, o->nconfigs, o->tbs_ms, fullcfg, sizeof(fullcfg)) < 0) {
 		fprintf(stderr, "kpmc: configuration too long\n");
 		return 2;

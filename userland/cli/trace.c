@@ -18,6 +18,7 @@ int kpmc_trace_setup(struct kpmc_trace *t, const struct kpmc_run_opts *o, FILE *
 	kpmc_chain_init(&t->chain);
 	t->o.out = out;
 	t->o.format = o->format;
+	t->o.anchor = o->anchor;
 	/* -w keeps every record that passed the checks, parts and memory samples too. */
 	if (raw) {
 		kpmc_rawcopy_sink_init(&t->rawcopy, raw);

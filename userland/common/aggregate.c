@@ -35,6 +35,56 @@ static struct kpmc_thread_total *find_or_insert(struct kpmc_totals *t, uint32_t 
 	return &t->threads[lo];
 }
 
+/* The clock of a record: its on-CPU time, or the anchor's count. */
+static double record_clock(const struct kpmc_totals *t, const struct kpmc_record *rec)
+{
+	if (t->anchor && t->anchor <= KPMC_MAX_COUNTERS)
+		return (double)rec->counts[t->anchor - 1];
+	return (double)rec->run_ns;
+}
+
+/*
+ * The sets' turns, from a thread's first record of a second set on (the
+ * records before it were all one turn of set 0: its totals). The record is
+ * already in the thread's totals. -2: it lacks the anchor.
+ */
+static int mux_add(const struct kpmc_totals *t, struct kpmc_thread_total *th,
+		   const struct kpmc_record *rec, uint32_t mask)
+{
+	double clock = record_clock(t, rec);
+
+	if (t->anchor && !(mask & (1u << (t->anchor - 1))))
+		return -2;
+	if (!th->mux && rec->set == 0) {
+		th->set0_mask |= mask;
+		return 0;
+	}
+	if (!th->mux) {
+		double before;
+		unsigned int c;
+
+		th->mux = calloc(1, sizeof(*th->mux));
+		if (!th->mux)
+			return -1;
+		before = t->anchor && t->anchor <= KPMC_MAX_COUNTERS ?
+			 (double)th->counts[t->anchor - 1] : (double)th->run_ns;
+		before -= clock;
+		if (th->set0_mask) {
+			th->mux->open = 1;
+			th->mux->open_mask = th->set0_mask;
+			for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+				th->mux->open_x[c] = (double)th->set_counts[0][c];
+			th->mux->open_t = before;
+			th->mux->time = before;
+			/* The other sets' first gap: all of it. */
+			for (c = 1; c < KPMC_MAX_SETS; c++)
+				th->mux->set[c].gap = before;
+		}
+	}
+	kpmc_mux_streams_add(th->mux, rec->set, mask, (const uint64_t *)rec->counts, clock);
+	return 0;
+}
+
 int kpmc_totals_add(struct kpmc_totals *t, const struct kpmc_record *rec)
 {
 	struct kpmc_thread_total *th;
@@ -58,20 +108,13 @@ int kpmc_totals_add(struct kpmc_totals *t, const struct kpmc_record *rec)
 		th->counts[i] += rec->counts[i];
 	}
 	if (rec->set < KPMC_MAX_SETS) {
-		double r = (double)rec->run_ns;
-
 		th->set_records[rec->set]++;
 		th->set_run_ns[rec->set] += rec->run_ns;
-		th->set_rr[rec->set] += r * r;
 		for (m = mask; m; m &= m - 1) {
-			double x;
-
 			i = (unsigned int)__builtin_ctz(m);
 			th->set_counts[rec->set][i] += rec->counts[i];
-			x = (double)rec->counts[i];
-			th->set_xx[rec->set][i] += x * x;
-			th->set_xr[rec->set][i] += x * r;
 		}
+		return mux_add(t, th, rec, mask);
 	}
 	return 0;
 }
@@ -90,6 +133,10 @@ int kpmc_totals_add_owner(struct kpmc_totals *t, const struct kpmc_record *rec)
 
 void kpmc_totals_free(struct kpmc_totals *t)
 {
+	size_t i;
+
+	for (i = 0; i < t->nr; i++)
+		free(t->threads[i].mux);
 	free(t->threads);
 	memset(t, 0, sizeof(*t));
 }
@@ -185,47 +232,22 @@ uint64_t kpmc_scale_count(uint64_t count, uint64_t enabled, uint64_t running)
 	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
-/* Student's t, 95th percentile (a two-sided 90% interval), df degrees of freedom. */
-static double t_90(uint64_t df)
+void kpmc_thread_estimate(const struct kpmc_thread_total *th, int set, unsigned int c,
+			  struct kpmc_estimate *e)
 {
-	static const double t[] = { 0, 6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860,
-				    1.833, 1.812, 1.796, 1.782, 1.771, 1.761, 1.753, 1.746, 1.740,
-				    1.734, 1.729, 1.725, 1.721, 1.717, 1.714, 1.711, 1.708, 1.706,
-				    1.703, 1.701, 1.699, 1.697 };
-	const double z = 1.6449;
-
-	if (df < sizeof(t) / sizeof(t[0]))
-		return t[df];
-	/* Beyond the table: the normal quantile and its first correction. */
-	return z + (z * z * z + z) / (4.0 * (double)df);
+	*e = (struct kpmc_estimate){ .half90 = -1, .how = KPMC_EST_NONE };
+	if (set < 0 || set >= KPMC_MAX_SETS || c >= KPMC_MAX_COUNTERS)
+		return;
+	if (th->mux) {
+		kpmc_mux_estimate(th->mux, (unsigned int)set, c, e);
+	} else if (set == 0 && th->set_records[0]) {
+		/* One set all the time: its count. */
+		*e = (struct kpmc_estimate){ .value = th->set_counts[0][c], .half90 = 0,
+					     .how = KPMC_EST_COUNTED };
+	}
 }
 
-double kpmc_scale_halfwidth90(const struct kpmc_thread_total *th, int set, unsigned int counter)
-{
-	double n, x, r, rate, resid, mean_r, unsampled, se;
-
-	if (set < 0 || set >= KPMC_MAX_SETS || counter >= KPMC_MAX_COUNTERS)
-		return -1;
-	n = (double)th->set_records[set];
-	r = (double)th->set_run_ns[set];
-	if (th->set_records[set] < 2 || r <= 0 || !th->run_ns)
-		return -1;
-	x = (double)th->set_counts[set][counter];
-	rate = x / r;
-	/* sum of (x_i - rate * r_i)^2, from the sums kept per record */
-	resid = th->set_xx[set][counter] - 2 * rate * th->set_xr[set][counter] +
-		rate * rate * th->set_rr[set];
-	if (resid < 0)
-		resid = 0;
-	mean_r = r / n;
-	unsampled = 1.0 - r / (double)th->run_ns;
-	if (unsampled < 0)
-		unsampled = 0;
-	se = sqrt(unsampled * resid / (n - 1) / n) / mean_r;
-	return t_90(th->set_records[set] - 1) * se * (double)th->run_ns;
-}
-
-/* A "+-90%" row: the half-widths of the set's scaled counts in set_mask. */
+/* A "+-90%" row: the half-widths of the set's estimates in set_mask. */
 static void put_halfwidth_row(char *out, size_t len, size_t *used, uint32_t id, int set,
 			      uint32_t all_mask, uint32_t set_mask, const double *half)
 {
@@ -241,6 +263,22 @@ static void put_halfwidth_row(char *out, size_t len, size_t *used, uint32_t id, 
 			put(out, len, used, " %14s", "n/a");
 		else
 			put(out, len, used, " %14.0f", half[c]);
+	}
+	put(out, len, used, "\n");
+}
+
+/* An "est" row: each estimate's estimator; NULL: the threads' differ. */
+static void put_estimator_row(char *out, size_t len, size_t *used, uint32_t id, int set,
+			      uint32_t all_mask, uint32_t set_mask, const char *const *how)
+{
+	unsigned int c;
+
+	put(out, len, used, "%7s %7u %5d %7s %9s", "est", id, set, "-", "-");
+	for (c = 0; c < KPMC_MAX_COUNTERS; c++) {
+		if (!(all_mask & (1u << c)))
+			continue;
+		put(out, len, used, " %14s",
+		    !(set_mask & (1u << c)) ? "-" : how[c] ? how[c] : "mixed");
 	}
 	put(out, len, used, "\n");
 }
@@ -265,11 +303,65 @@ static void put_set_row(char *out, size_t len, size_t *used, const char *who, ui
 	put(out, len, used, "\n");
 }
 
+/* One process's estimates of set s: its threads' added up. */
+struct process_estimate {
+	uint64_t records, running, enabled, value[KPMC_MAX_COUNTERS];
+	double var[KPMC_MAX_COUNTERS];		/* < 0: some thread's is not known */
+	const char *how[KPMC_MAX_COUNTERS];	/* NULL: the threads' differ */
+	uint32_t uncounted;
+};
+
+static void process_estimate(const struct kpmc_totals *t, size_t first, int s,
+			     struct process_estimate *p)
+{
+	uint32_t pid = t->threads[first].pid;
+	int seen = 0;
+	unsigned int c;
+	size_t j;
+
+	memset(p, 0, sizeof(*p));
+	for (j = first; j < t->nr; j++) {
+		const struct kpmc_thread_total *th = &t->threads[j];
+
+		if (th->pid != pid)
+			continue;
+		p->records += th->set_records[s];
+		p->uncounted |= th->uncounted;
+		p->running += th->set_run_ns[s];
+		p->enabled += th->run_ns;
+		for (c = 0; c < KPMC_MAX_COUNTERS; c++) {
+			struct kpmc_estimate e;
+			const char *how;
+
+			kpmc_thread_estimate(th, s, c, &e);
+			p->value[c] += e.value;
+			/* One thread's unknown bar makes the process's unknown. */
+			if (e.half90 < 0 && th->set_counts[s][c])
+				p->var[c] = -1;
+			else if (p->var[c] >= 0 && e.half90 > 0)
+				p->var[c] += e.half90 * e.half90;
+			if (!th->set_counts[s][c])
+				continue;
+			how = kpmc_estimator_name(e.how);
+			if (!(seen & (1 << c)))
+				p->how[c] = how;
+			else if (p->how[c] && strcmp(p->how[c], how))
+				p->how[c] = NULL;
+			seen |= 1 << c;
+		}
+	}
+	for (c = 0; c < KPMC_MAX_COUNTERS; c++) {
+		p->var[c] = p->var[c] < 0 ? -1 : sqrt(p->var[c]);
+		if (!(seen & (1 << c)))
+			p->how[c] = "none";
+	}
+}
+
 size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
 			       const uint32_t *set_mask, char *out, size_t len)
 {
 	uint32_t all = 0;
-	size_t used = 0, i, j;
+	size_t used = 0, i;
 	unsigned int c;
 	char name[16];
 	int s;
@@ -285,57 +377,39 @@ size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
 
 		snprintf(name, sizeof(name), "%u", th->pid);
 		for (s = 0; s < nsets; s++) {
-			uint64_t scaled[KPMC_MAX_COUNTERS];
+			uint64_t value[KPMC_MAX_COUNTERS];
 			double half[KPMC_MAX_COUNTERS];
+			const char *how[KPMC_MAX_COUNTERS];
 
 			for (c = 0; c < KPMC_MAX_COUNTERS; c++) {
-				scaled[c] = kpmc_scale_count(th->set_counts[s][c], th->run_ns,
-							     th->set_run_ns[s]);
-				half[c] = kpmc_scale_halfwidth90(th, s, c);
+				struct kpmc_estimate e;
+
+				kpmc_thread_estimate(th, s, c, &e);
+				value[c] = e.value;
+				half[c] = e.half90;
+				how[c] = kpmc_estimator_name(e.how);
 			}
 			put_set_row(out, len, &used, name, th->tid, s, th->set_records[s],
-				    th->set_run_ns[s], th->run_ns, all, set_mask[s], scaled,
+				    th->set_run_ns[s], th->run_ns, all, set_mask[s], value,
 				    th->uncounted);
 			put_halfwidth_row(out, len, &used, th->tid, s, all, set_mask[s], half);
+			put_estimator_row(out, len, &used, th->tid, s, all, set_mask[s], how);
 		}
 	}
-	/* Per process: each thread's scaled counts added up. */
+	/* Per process: each thread's estimates added up. */
 	for (i = 0; i < t->nr; i++) {
 		uint32_t pid = t->threads[i].pid;
 
 		if (!first_of_process(t, i))
 			continue;
 		for (s = 0; s < nsets; s++) {
-			uint64_t sum[KPMC_MAX_COUNTERS] = { 0 }, records = 0, running = 0, enabled = 0;
-			double var[KPMC_MAX_COUNTERS] = { 0 };
-			uint32_t uncounted = 0;
+			struct process_estimate p;
 
-			for (j = i; j < t->nr; j++) {
-				const struct kpmc_thread_total *th = &t->threads[j];
-
-				if (th->pid != pid)
-					continue;
-				records += th->set_records[s];
-				uncounted |= th->uncounted;
-				running += th->set_run_ns[s];
-				enabled += th->run_ns;
-				for (c = 0; c < KPMC_MAX_COUNTERS; c++) {
-					double h = kpmc_scale_halfwidth90(th, s, c);
-
-					sum[c] += kpmc_scale_count(th->set_counts[s][c], th->run_ns,
-								   th->set_run_ns[s]);
-					/* One thread's unknown bar makes the process's unknown. */
-					if (h < 0 && th->set_counts[s][c])
-						var[c] = -1;
-					else if (var[c] >= 0 && h > 0)
-						var[c] += h * h;
-				}
-			}
-			put_set_row(out, len, &used, "total", pid, s, records, running, enabled,
-				    all, set_mask[s], sum, uncounted);
-			for (c = 0; c < KPMC_MAX_COUNTERS; c++)
-				var[c] = var[c] < 0 ? -1 : sqrt(var[c]);
-			put_halfwidth_row(out, len, &used, pid, s, all, set_mask[s], var);
+			process_estimate(t, i, s, &p);
+			put_set_row(out, len, &used, "total", pid, s, p.records, p.running,
+				    p.enabled, all, set_mask[s], p.value, p.uncounted);
+			put_halfwidth_row(out, len, &used, pid, s, all, set_mask[s], p.var);
+			put_estimator_row(out, len, &used, pid, s, all, set_mask[s], p.how);
 		}
 	}
 	return used;
@@ -369,32 +443,39 @@ size_t kpmc_totals_format_json(const struct kpmc_totals *t, int nsets, uint64_t 
 			}
 		put(out, len, &used, "},\"sets\":[");
 		for (s = 0; s < (nsets > 1 ? nsets : 1); s++) {
-			put(out, len, &used, "%s{\"expid\":%d,\"running_ns\":%llu,\"coverage\":%.4f,\"scaled\":{",
+			struct kpmc_estimate e[KPMC_MAX_COUNTERS];
+			int part;
+
+			for (c = 0; c < KPMC_MAX_COUNTERS; c++)
+				kpmc_thread_estimate(th, s, c, &e[c]);
+			put(out, len, &used, "%s{\"expid\":%d,\"running_ns\":%llu,\"coverage\":%.4f",
 			    s ? "," : "", s, (unsigned long long)th->set_run_ns[s],
 			    th->run_ns ? (double)th->set_run_ns[s] / (double)th->run_ns : 0.0);
-			first = 1;
-			for (c = 0; c < KPMC_MAX_COUNTERS; c++)
-				if (th->set_counts[s][c]) {
-					put(out, len, &used, "%s\"pmc%u\":%llu", first ? "" : ",", c,
-					    (unsigned long long)kpmc_scale_count(th->set_counts[s][c],
-										 th->run_ns,
-										 th->set_run_ns[s]));
-					first = 0;
-				}
-			put(out, len, &used, "},\"err90\":{");
-			first = 1;
-			for (c = 0; c < KPMC_MAX_COUNTERS; c++) {
-				double h = kpmc_scale_halfwidth90(th, s, c);
+			/* "scaled": the estimates; "err90": their half-widths; "estimator": how */
+			for (part = 0; part < 3; part++) {
+				static const char *const key[] = { "scaled", "err90", "estimator" };
 
-				if (!th->set_counts[s][c])
-					continue;
-				if (h < 0)
-					put(out, len, &used, "%s\"pmc%u\":null", first ? "" : ",", c);
-				else
-					put(out, len, &used, "%s\"pmc%u\":%.0f", first ? "" : ",", c, h);
-				first = 0;
+				put(out, len, &used, ",\"%s\":{", key[part]);
+				first = 1;
+				for (c = 0; c < KPMC_MAX_COUNTERS; c++) {
+					if (!th->set_counts[s][c])
+						continue;
+					put(out, len, &used, "%s\"pmc%u\":", first ? "" : ",", c);
+					first = 0;
+					if (part == 0)
+						put(out, len, &used, "%llu",
+						    (unsigned long long)e[c].value);
+					else if (part == 1 && e[c].half90 < 0)
+						put(out, len, &used, "null");
+					else if (part == 1)
+						put(out, len, &used, "%.0f", e[c].half90);
+					else
+						put(out, len, &used, "\"%s\"",
+						    kpmc_estimator_name(e[c].how));
+				}
+				put(out, len, &used, "}");
 			}
-			put(out, len, &used, "}}");
+			put(out, len, &used, "}");
 		}
 		put(out, len, &used, "]}");
 	}

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <uapi/linux/kpmc.h>
 
+#include "mux_estimate.h"
+
 struct kpmc_thread_total {
 	uint32_t pid, tid;
 	uint64_t records;
@@ -17,13 +19,12 @@ struct kpmc_thread_total {
 	uint64_t set_counts[KPMC_MAX_SETS][KPMC_MAX_COUNTERS];
 	uint64_t set_run_ns[KPMC_MAX_SETS];
 	/*
-	 * Per set, sums over its records (each an interval the set ran) of
-	 * count^2, count * run_ns and run_ns^2: the spread of the rates around
-	 * the set's mean rate, for the error bar of a scaled count.
+	 * The sets' turns in order, for the estimates (mux_estimate.h): only
+	 * once a second set has run (a thread of one set needs none; until
+	 * then its records were one turn of set 0, rebuilt from the totals).
 	 */
-	double set_xx[KPMC_MAX_SETS][KPMC_MAX_COUNTERS];
-	double set_xr[KPMC_MAX_SETS][KPMC_MAX_COUNTERS];
-	double set_rr[KPMC_MAX_SETS];
+	struct kpmc_mux_streams *mux;
+	uint32_t set0_mask;
 	/* Counters that did not count for part of some record (hybrid CPUs). */
 	uint32_t uncounted;
 };
@@ -32,9 +33,19 @@ struct kpmc_totals {
 	struct kpmc_thread_total *threads;	/* sorted by tid */
 	size_t nr, cap;
 	size_t last;				/* threads[] index of the last record's */
+	/*
+	 * The clock of multiplexed estimates: 0, the thread's on-CPU time;
+	 * N + 1, counter N's count, which every set must count (an anchor).
+	 * Set before the first record.
+	 */
+	unsigned int anchor;
 };
 
-/* Add one record to its thread's totals; -1 when out of memory. */
+/*
+ * Add one record to its thread's totals; -1 when out of memory, -2 when it
+ * does not count the anchor (the record is in the totals, not in the
+ * estimates).
+ */
 int kpmc_totals_add(struct kpmc_totals *t, const struct kpmc_record *rec);
 /*
  * The same, a system-wide record (one CPU's counts) filed under its CPU's
@@ -59,19 +70,12 @@ size_t kpmc_totals_format(const struct kpmc_totals *t, uint32_t counter_mask,
 uint64_t kpmc_scale_count(uint64_t count, uint64_t enabled, uint64_t running);
 
 /*
- * How far a scaled count may be off, at 90% confidence: the half-width of
- * its interval, or -1 when it cannot be told (fewer than two intervals of
- * the set, or a set that never ran). The set's intervals (its records) are
- * taken as a sample of the thread's time: the rate is a ratio estimate
- * (count over running time), its standard error from the intervals' spread
- * around it, times the unsampled share of the time (a set that ran all of
- * it has no error), times Student's t for the intervals' number. The
- * intervals of a set that rotates in step with the program are not such a
- * sample (a fixed rotation on phases of its period: muxrnd is the remedy),
- * nor are the pieces of one rotation slice independent: the bar says how
- * far the rates varied, not a bound.
+ * Counter c of set `set` over the thread's whole time (mux_estimate.h): the
+ * count itself when the thread ran one set, else scaled or interpolated, with
+ * its 90% half-width and the estimator that gave it.
  */
-double kpmc_scale_halfwidth90(const struct kpmc_thread_total *th, int set, unsigned int counter);
+void kpmc_thread_estimate(const struct kpmc_thread_total *th, int set, unsigned int c,
+			  struct kpmc_estimate *e);
 
 /*
  * The JSON summary object (one line): per thread its records, run time,
@@ -82,10 +86,11 @@ size_t kpmc_totals_format_json(const struct kpmc_totals *t, int nsets, uint64_t 
 
 /*
  * Totals of a multiplexed run: per thread and set, the set's share of the
- * thread's time ("coverage") and each count scaled by enabled/running, each
- * followed by a "+-90%" row of those counts' 90% half-widths (n/a: not
- * known); then per process (half-widths of the threads combined as
- * independent). set_mask[s] gives set s's counters.
+ * thread's time ("coverage") and each count's estimate, each followed by a
+ * "+-90%" row of those estimates' 90% half-widths (n/a: not known) and an
+ * "est" row naming each one's estimator; then per process (the threads'
+ * estimates added, their half-widths combined as independent; "mixed" when
+ * the threads' estimators differ). set_mask[s] gives set s's counters.
  */
 size_t kpmc_totals_format_sets(const struct kpmc_totals *t, int nsets,
 			       const uint32_t *set_mask, char *out, size_t len);

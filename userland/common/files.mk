@@ -5,4 +5,4 @@
 COMMON_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
 COMMON_SRCS := $(wildcard $(COMMON_DIR)*.c)
 COMMON_HDRS := $(wildcard $(COMMON_DIR)*.h)
-KPMC_PURE_SRCS += $(addprefix $(COMMON_DIR),record_format.c aggregate.c eventspec.c memaccess.c)
+KPMC_PURE_SRCS += $(addprefix $(COMMON_DIR),record_format.c aggregate.c mux_estimate.c eventspec.c memaccess.c)

@@ -369,7 +369,7 @@ int kpmc_mbind_resolve(struct kpmc_mbind *b, const char *const *sets, int n, con
 	return 0;
 }
 
-/* Each event's value for one thread: its count, scaled when sets take turns. */
+/* Each event's value for one thread: its count, estimated when sets take turns. */
 static void event_values(const struct kpmc_mbind *b, const struct kpmc_thread_total *th, int nsets,
 			 double *ev)
 {
@@ -379,8 +379,12 @@ static void event_values(const struct kpmc_mbind *b, const struct kpmc_thread_to
 
 		if (s < 0 || nsets <= 1)
 			ev[i] = (double)th->counts[c];
-		else
-			ev[i] = (double)kpmc_scale_count(th->set_counts[s][c], th->run_ns, th->set_run_ns[s]);
+		else {
+			struct kpmc_estimate e;
+
+			kpmc_thread_estimate(th, s, c, &e);
+			ev[i] = (double)e.value;
+		}
 	}
 }
 

@@ -26,6 +26,7 @@ struct kpmc_output {
 	enum kpmc_out_format format;
 	struct kpmc_columns cols;
 	uint32_t virt_wanted;		/* virtual counters to show (-V), all by default */
+	unsigned int anchor;		/* the estimates' clock (struct kpmc_totals) */
 	int header_done;
 };
 

@@ -14,39 +14,69 @@ static enum kpmc_sink_verdict totals_record(struct kpmc_sink *s, const struct kp
 		ts->o->cols.virt_mask = rec->virt_mask & ts->o->virt_wanted;
 	if (rec->kind == KPMC_REC_LOST)
 		return KPMC_SINK_PASS;
-	if (kpmc_totals_add_owner(&ts->totals, rec))
+	switch (kpmc_totals_add_owner(&ts->totals, rec)) {
+	case 0:
+		break;
+	case -2:
+		kpmc_chain_error(s->chain, "a record of an event set that does not count the anchor");
+		break;
+	default:
 		kpmc_chain_error(s->chain, "out of memory aggregating");
+	}
 	return KPMC_SINK_PASS;
 }
 
-/* CSV: a row per thread and event set, multiplexed counts scaled. */
+/*
+ * CSV: a row per thread and event set, multiplexed counts estimated; then
+ * per counter the estimate's 90% half-width (empty: not known) and its
+ * estimator (mux_estimate.h), after the counts so that columns keep their
+ * places.
+ */
 static void print_csv(const struct kpmc_output *o, const struct kpmc_totals *t)
 {
 	const struct kpmc_columns *cols = &o->cols;
+	int multiplexed = cols->nsets > 1;
 
 	fprintf(o->out, "pid,tid,expid,records,run_ns,running_ns,uncounted");
 	for (unsigned int c = 0; c < KPMC_MAX_COUNTERS; c++)
 		if (cols->counter_mask & (1u << c))
 			fprintf(o->out, ",pmc%u", c);
+	for (unsigned int c = 0; c < KPMC_MAX_COUNTERS; c++)
+		if (cols->counter_mask & (1u << c))
+			fprintf(o->out, ",pmc%u_err90,pmc%u_estimator", c, c);
 	fputc('\n', o->out);
 	for (size_t i = 0; i < t->nr; i++) {
 		const struct kpmc_thread_total *th = &t->threads[i];
 		char uncounted[8 * KPMC_MAX_COUNTERS];
 
 		kpmc_format_uncounted(th->uncounted, "+", uncounted, sizeof(uncounted));
-		for (int s = 0; s < (cols->nsets > 1 ? cols->nsets : 1); s++) {
+		for (int s = 0; s < (multiplexed ? cols->nsets : 1); s++) {
+			struct kpmc_estimate e[KPMC_MAX_COUNTERS];
+
 			fprintf(o->out, "%u,%u,%d,%llu,%llu,%llu,%s", th->pid, th->tid, s,
 				(unsigned long long)th->set_records[s],
 				(unsigned long long)th->run_ns,
 				(unsigned long long)th->set_run_ns[s], uncounted);
-			/* Scaled by enabled/running, like -A's table with several sets. */
-			for (unsigned int c = 0; c < KPMC_MAX_COUNTERS; c++)
-				if (cols->counter_mask & (1u << c))
-					fprintf(o->out, ",%llu", (unsigned long long)
-						(cols->nsets > 1 ?
-						 kpmc_scale_count(th->set_counts[s][c], th->run_ns,
-								  th->set_run_ns[s]) :
-						 th->counts[c]));
+			for (unsigned int c = 0; c < KPMC_MAX_COUNTERS; c++) {
+				if (!(cols->counter_mask & (1u << c)))
+					continue;
+				if (multiplexed) {
+					kpmc_thread_estimate(th, s, c, &e[c]);
+				} else {
+					e[c] = (struct kpmc_estimate){ .value = th->counts[c],
+								       .how = KPMC_EST_COUNTED };
+				}
+				fprintf(o->out, ",%llu", (unsigned long long)e[c].value);
+			}
+			for (unsigned int c = 0; c < KPMC_MAX_COUNTERS; c++) {
+				if (!(cols->counter_mask & (1u << c)))
+					continue;
+				if (e[c].half90 < 0)
+					fprintf(o->out, ",,%s", kpmc_estimator_name(e[c].how));
+				else
+					fprintf(o->out, ",%.0f,%s", e[c].half90,
+						kpmc_estimator_name(e[c].how));
+			}
 			fputc('\n', o->out);
 		}
 	}
@@ -100,7 +130,7 @@ static void print_table(const struct kpmc_output *o, const struct kpmc_totals *t
 		return;
 	if (sets) {
 		kpmc_totals_format_sets(t, cols->nsets, cols->set_mask, buf, need);
-		fputs("[Scaled counts: count x enabled / running, per event set]\n", o->out);
+		fputs("[Estimated counts per event set: scaled by enabled/running or interpolated (est)]\n", o->out);
 	} else {
 		kpmc_totals_format(t, cols->counter_mask, buf, need);
 	}
@@ -132,4 +162,5 @@ static const struct kpmc_sink_ops totals_ops = {
 void kpmc_totals_sink_init(struct kpmc_totals_sink *ts, struct kpmc_output *o)
 {
 	*ts = (struct kpmc_totals_sink){ .sink.ops = &totals_ops, .o = o };
+	ts->totals.anchor = o->anchor;
 }
