@@ -35,6 +35,11 @@ fi
 [ -n "$reps" ] && REPS=$reps
 echo "KPMC-BENCH-INFO scale=$scale rounds=$ROUNDS spawns=$SPAWNS spin=$SPIN reads=$READS reps=$REPS kernel=$(uname -r)${only:+ only=$only}"
 
+# Address-space randomization off: with it, repetitions of one program
+# (1,000 pthread_create + join) spread by up to 3,800 guest ns per creation,
+# without it by 260 (bench/README.md, "Where a creation's instructions go").
+echo 0 >/proc/sys/kernel/randomize_va_space
+
 # 10,000 threads of one process (the "alive" rows): more than the default
 # limit of a guest of 2 GiB (its memory / 8 kernel stacks).
 echo 30000 >/proc/sys/kernel/threads-max
