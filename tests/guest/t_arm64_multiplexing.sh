@@ -112,7 +112,9 @@ verdict arm64_mux_randomized_rotation_no_alias "$r"
 # own (every set counts both events: the sets' counts added up), from the
 # records saved with -w. Interpolation is off only in the gap across the
 # change of phase, by up to half of it at the difference of the rates: 3 ms
-# (3 other sets' turns of 2 ms) of 250 ms, 1.2% (6.1: 1.23%); bound 2%.
+# (3 other sets' turns of 2 ms) of 250 ms, 1.2% (6.1: 1.23%); the PREEMPT_RT
+# debug kernel's turns run longer (2.8%); bound 5%. Leaving out the gaps
+# (the set's own count) gives a quarter of the truth.
 # The CSV form carries each estimate's bar and estimator after the counts.
 r=""
 s="$one,mux=2"
@@ -130,7 +132,7 @@ est=$(awk -v tu=$tu -v tk=$tk '
 set -- $est
 echo "estimators on a trend: $2 of $1 interpolated, worst ${3}% off (truth user $tu kernel $tk)"
 [ "$1" -eq 8 ] && [ "$2" -eq 8 ] || r="$r $2 of $1 counts interpolated, expected 8 of 8;"
-awk -v w=$3 'BEGIN { exit !(w <= 2) }' || r="$r an interpolated estimate ${3}% off (2% allowed);"
+awk -v w=$3 'BEGIN { exit !(w <= 5) }' || r="$r an interpolated estimate ${3}% off (5% allowed);"
 kpmc -R $OUT/trend.raw -A --csv >$OUT/trend.csv 2>&1 || r="$r replay failed;"
 grep -q '^pid,tid,expid,.*,pmc1,pmc2,pmc1_err90,pmc1_estimator,pmc2_err90,pmc2_estimator$' $OUT/trend.csv ||
 	r="$r CSV header '$(head -n 1 $OUT/trend.csv)';"
