@@ -47,6 +47,8 @@ int kpmc_trace_setup(struct kpmc_trace *t, const struct kpmc_run_opts *o, FILE *
 	/* After the rows or totals: the metrics print below them. */
 	if (metrics) {
 		kpmc_metrics_sink_init(&t->metrics, o->metrics, out, &t->o.cols);
+		/* Metrics of multiplexed counts: the same estimates as -A's. */
+		t->metrics.totals.anchor = o->anchor;
 		kpmc_chain_add(&t->chain, &t->metrics.sink);
 	}
 	return 0;

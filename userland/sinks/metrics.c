@@ -11,8 +11,7 @@ static enum kpmc_sink_verdict metrics_record(struct kpmc_sink *s, const struct k
 	if (rec->kind == KPMC_REC_LOST || rec->kind == KPMC_REC_MEM ||
 	    rec->kind == KPMC_REC_STACK || rec->kind == KPMC_REC_FORMAT)
 		return KPMC_SINK_PASS;
-	if (kpmc_totals_add_owner(&ms->totals, rec))
-		kpmc_chain_error(s->chain, "out of memory aggregating");
+	kpmc_sink_add_total(s, &ms->totals, rec);
 	return KPMC_SINK_PASS;
 }
 

@@ -50,6 +50,24 @@ struct kpmc_totals_sink {
 void kpmc_totals_sink_init(struct kpmc_totals_sink *ts, struct kpmc_output *o);
 
 /* The JSON summary object (JSON rows' and JSON totals' last line). */
+/*
+ * Add rec to totals t (kpmc_totals_add_owner), a failure reported on the
+ * chain: out of memory, or a record without the anchor.
+ */
+static inline void kpmc_sink_add_total(struct kpmc_sink *s, struct kpmc_totals *t,
+				       const struct kpmc_record *rec)
+{
+	switch (kpmc_totals_add_owner(t, rec)) {
+	case 0:
+		break;
+	case -2:
+		kpmc_chain_error(s->chain, "a record of an event set that does not count the anchor");
+		break;
+	default:
+		kpmc_chain_error(s->chain, "out of memory aggregating");
+	}
+}
+
 void kpmc_output_json_summary(const struct kpmc_output *o, const struct kpmc_totals *t,
 			      unsigned long long lost);
 

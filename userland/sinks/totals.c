@@ -14,15 +14,7 @@ static enum kpmc_sink_verdict totals_record(struct kpmc_sink *s, const struct kp
 		ts->o->cols.virt_mask = rec->virt_mask & ts->o->virt_wanted;
 	if (rec->kind == KPMC_REC_LOST)
 		return KPMC_SINK_PASS;
-	switch (kpmc_totals_add_owner(&ts->totals, rec)) {
-	case 0:
-		break;
-	case -2:
-		kpmc_chain_error(s->chain, "a record of an event set that does not count the anchor");
-		break;
-	default:
-		kpmc_chain_error(s->chain, "out of memory aggregating");
-	}
+	kpmc_sink_add_total(s, &ts->totals, rec);
 	return KPMC_SINK_PASS;
 }
 
