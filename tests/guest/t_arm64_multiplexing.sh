@@ -110,11 +110,16 @@ verdict arm64_mux_randomized_rotation_no_alias "$r"
 # turns follow the program's drift (successive turns alike, far from the
 # mean): interpolated, not scaled, for all 8 counts. The truth is the run's
 # own (every set counts both events: the sets' counts added up), from the
-# records saved with -w. Interpolation is off only in the gap across the
-# change of phase, by up to half of it at the difference of the rates: 3 ms
-# (3 other sets' turns of 2 ms) of 250 ms, 1.2% (6.1: 1.23%); the PREEMPT_RT
-# debug kernel's turns run longer (2.8%); bound 5%. Leaving out the gaps
-# (the set's own count) gives a quarter of the truth.
+# records saved with -w. On a stock kernel the rates are steady within a
+# phase, so interpolation is off only in the gap across the change of
+# phase, by up to half of it at the difference of the rates: 3 ms (3 other
+# sets' turns of 2 ms) of 250 ms, 1.2% (6.1 and 7: 1.22-1.23%); bound 2%.
+# On the debug kernels a system call or an interrupt takes tens of
+# microseconds and turns of one phase differ (PREEMPT_RT debug: 63 turns of
+# 2.01 ms a set, as on 6.1, but 2.8% off, inside its 5.2% bar): there each
+# estimate must lie within twice its own 90% half-width (about 3.4 standard
+# errors), on every kernel. Leaving out the gaps (the set's own count) is
+# 75% off, far outside either.
 # The CSV form carries each estimate's bar and estimator after the counts.
 r=""
 s="$one,mux=2"
@@ -124,15 +129,18 @@ set -- $(kpmc -R $OUT/trend.raw --csv | awk -F, '$1 ~ /^[0-9]+$/ { u += $11; k +
 tu=$1 tk=$2
 est=$(awk -v tu=$tu -v tk=$tk '
 	$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 7 { u = $6; k = $7; next }
+	$1 == "+-90%" && $2 ~ /^[0-9]+$/ { hu = $6; hk = $7; next }
 	$1 == "est" && $2 ~ /^[0-9]+$/ && tu > 0 && tk > 0 && u != "" {
 		n += 2; if ($6 == "interp") i++; if ($7 == "interp") i++
-		e = u / tu - 1; if (e < 0) e = -e; if (e > m) m = e
-		e = k / tk - 1; if (e < 0) e = -e; if (e > m) m = e; u = "" }
-	END { printf "%d %d %.3f", n, i, 100 * m }' $OUT/trend.txt)
+		d = u - tu; if (d < 0) d = -d; if (d / tu > m) m = d / tu; if (d <= 2 * hu) w++
+		d = k - tk; if (d < 0) d = -d; if (d / tk > m) m = d / tk; if (d <= 2 * hk) w++
+		u = "" }
+	END { printf "%d %d %.3f %d", n, i, 100 * m, w }' $OUT/trend.txt)
 set -- $est
-echo "estimators on a trend: $2 of $1 interpolated, worst ${3}% off (truth user $tu kernel $tk)"
+echo "estimators on a trend: $2 of $1 interpolated, worst ${3}% off, $4 within twice their 90% bar (truth user $tu kernel $tk)"
 [ "$1" -eq 8 ] && [ "$2" -eq 8 ] || r="$r $2 of $1 counts interpolated, expected 8 of 8;"
-awk -v w=$3 'BEGIN { exit !(w <= 5) }' || r="$r an interpolated estimate ${3}% off (5% allowed);"
+[ "$4" -eq 8 ] || r="$r $4 of 8 estimates within twice their 90% bar;"
+debug_kernel || awk -v w=$3 'BEGIN { exit !(w <= 2) }' || r="$r an interpolated estimate ${3}% off (2% allowed);"
 kpmc -R $OUT/trend.raw -A --csv >$OUT/trend.csv 2>&1 || r="$r replay failed;"
 grep -q '^pid,tid,expid,.*,pmc1,pmc2,pmc1_err90,pmc1_estimator,pmc2_err90,pmc2_estimator$' $OUT/trend.csv ||
 	r="$r CSV header '$(head -n 1 $OUT/trend.csv)';"

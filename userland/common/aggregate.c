@@ -35,12 +35,12 @@ static struct kpmc_thread_total *find_or_insert(struct kpmc_totals *t, uint32_t 
 	return &t->threads[lo];
 }
 
-/* The clock of a record: its on-CPU time, or the anchor's count. */
-static double record_clock(const struct kpmc_totals *t, const struct kpmc_record *rec)
+/* The clock of counts and time: on-CPU time, or the anchor's count. */
+static double clock_of(const struct kpmc_totals *t, const uint64_t *counts, uint64_t run_ns)
 {
 	if (t->anchor && t->anchor <= KPMC_MAX_COUNTERS)
-		return (double)rec->counts[t->anchor - 1];
-	return (double)rec->run_ns;
+		return (double)counts[t->anchor - 1];
+	return (double)run_ns;
 }
 
 /*
@@ -51,7 +51,7 @@ static double record_clock(const struct kpmc_totals *t, const struct kpmc_record
 static int mux_add(const struct kpmc_totals *t, struct kpmc_thread_total *th,
 		   const struct kpmc_record *rec, uint32_t mask)
 {
-	double clock = record_clock(t, rec);
+	double clock = clock_of(t, (const uint64_t *)rec->counts, rec->run_ns);
 
 	if (t->anchor && !(mask & (1u << (t->anchor - 1))))
 		return -2;
@@ -60,25 +60,22 @@ static int mux_add(const struct kpmc_totals *t, struct kpmc_thread_total *th,
 		return 0;
 	}
 	if (!th->mux) {
-		double before;
+		double before = clock_of(t, th->counts, th->run_ns) - clock;
 		unsigned int c;
 
 		th->mux = calloc(1, sizeof(*th->mux));
 		if (!th->mux)
 			return -1;
-		before = t->anchor && t->anchor <= KPMC_MAX_COUNTERS ?
-			 (double)th->counts[t->anchor - 1] : (double)th->run_ns;
-		before -= clock;
+		th->mux->time = before;
+		/* The other sets' first gap: all of it. */
+		for (c = 1; c < KPMC_MAX_SETS; c++)
+			th->mux->set[c].gap = before;
 		if (th->set0_mask) {
 			th->mux->open = 1;
 			th->mux->open_mask = th->set0_mask;
 			for (c = 0; c < KPMC_MAX_COUNTERS; c++)
 				th->mux->open_x[c] = (double)th->set_counts[0][c];
 			th->mux->open_t = before;
-			th->mux->time = before;
-			/* The other sets' first gap: all of it. */
-			for (c = 1; c < KPMC_MAX_SETS; c++)
-				th->mux->set[c].gap = before;
 		}
 	}
 	kpmc_mux_streams_add(th->mux, rec->set, mask, (const uint64_t *)rec->counts, clock);
