@@ -22,7 +22,7 @@ CROSS_arm64 := aarch64-linux-gnu-
 CROSS_x86_64 :=
 # libkpmc as the guest programs link it (static, with libpfm4).
 include userland/files.mk
-LIBKPMC_LIBS := -lpfm -lelf -lz -lpthread
+LIBKPMC_LIBS := -lpfm -lelf -lz -lpthread -lm
 # Call-stack tests (callchain): frame records in every function, calls kept calls.
 STACK_CFLAGS := -fno-omit-frame-pointer -fno-optimize-sibling-calls
 # twophase_fn: twophase's region "work" from the function's entry and exit

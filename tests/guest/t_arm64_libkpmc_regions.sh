@@ -75,7 +75,7 @@ verdict arm64_libkpmc_region_samples_ebs "$r"
 r=""
 N=125000000
 "$lm" mux instr,cycles $N >$OUT/lm_truth.txt 2>&1 || r="truth run failed: $(cat $OUT/lm_truth.txt);"
-"$lm" mux 'instr,mux=10;cycles,mux=10' $N >$OUT/lm_mux.txt 2>&1 || r="$r mux run failed: $(cat $OUT/lm_mux.txt);"
+"$lm" mux 'instr,cycles,mux=10;cycles,mux=10' $N >$OUT/lm_mux.txt 2>&1 || r="$r mux run failed: $(cat $OUT/lm_mux.txt);"
 cat $OUT/lm_truth.txt $OUT/lm_mux.txt
 g() { sed -n "s/^mux set=$2 $3 count=\([0-9]*\) scaled=\([0-9-]*\)$/\\$4/p" "$1"; }
 ti=$(g $OUT/lm_truth.txt 0 pmc1 1); tc=$(g $OUT/lm_truth.txt 0 pmc0 1)
@@ -94,6 +94,44 @@ grep -q '^mux sets=2 run_ns=\([0-9]*\) sets_run_ns=\1$' $OUT/lm_mux.txt || r="$r
 grep -q '^region m set=1 run_ns=[0-9]* coverage=[0-9.]*% pmc0=[0-9]* pmc0_scaled=[0-9]*$' $OUT/lm_mux.txt ||
 	r="$r the report has no per-set line;"
 verdict arm64_libkpmc_mux_scaled "$r"
+
+# The same runs, the thread's whole time (kpmc_read_estimate): both sets
+# count cycles, so their counts added up are the truth of each set's
+# estimate of it, in the same run. Each estimate (scaled or interpolated)
+# lies within twice its own 90% half-width of the truth read just before
+# and just after it; a steady loop's bar is under 1% (its turns differ only
+# by the ticks in them). The set counting instructions alone: its estimate
+# within 1% of the truth run's count, with a bar. One set: its count,
+# "counted", no bar.
+r=""
+awk '
+	function val(x) { sub(/^[a-z0-9]*=/, "", x); return x }
+	/^mux thread / && $5 == "pmc0" { sum[$3] += val($6) }
+	/^mux estimate / && $5 ~ /^err=/ { print "estimate failed: " $0 ";"; next }
+	/^mux estimate / && $4 == "pmc0" { s = val($3); e[s] = val($5); h[s] = val($6); w[s] = val($7) }
+	/^mux estimate / && $4 == "pmc1" { ie = val($5); ih = val($6); iw = val($7) }
+	END {
+		b = sum["before"]; a = sum["after"]; n = 0
+		for (k in e) {
+			n++
+			if (w[k] != "scaled" && w[k] != "interp") print "set " k " cycles: estimator " w[k] ";"
+			else if (!(h[k] > 0 && h[k] <= e[k] / 100)) print "set " k " cycles: bar " h[k] " of " e[k] ";"
+			else if (e[k] < b - 2 * h[k] || e[k] > a + 2 * h[k])
+				print "set " k " cycles: " e[k] " +- " h[k] " misses the truth " b ".." a ";"
+		}
+		if (n != 2) print n " cycle estimates, expected 2;"
+		if (!(b > 0 && a >= b)) print "no truth: before " b " after " a ";"
+		if (!(ih > 0) || (iw != "scaled" && iw != "interp")) print "instructions: bar " ih " estimator " iw ";"
+		print "INSTR " ie
+	}' $OUT/lm_mux.txt >$OUT/lm_est.txt
+echo "libkpmc estimates: $(grep '^mux estimate' $OUT/lm_mux.txt | tr '\n' ' ')"
+r="$r$(grep -v '^INSTR ' $OUT/lm_est.txt | tr '\n' ' ')"
+ie=$(sed -n 's/^INSTR //p' $OUT/lm_est.txt)
+ti=$(sed -n 's/^mux thread before set=0 pmc1 count=//p' $OUT/lm_truth.txt)
+within "$ie" "$ti" 10 || r="$r instructions estimate $ie not within 1% of $ti;"
+grep -q '^mux estimate set=0 pmc0 est=[0-9]* half90=0 how=counted$' $OUT/lm_truth.txt ||
+	r="$r one set: $(grep '^mux estimate set=0 pmc0' $OUT/lm_truth.txt);"
+verdict arm64_libkpmc_estimates_with_bars "$r"
 
 # kpmc_stop() with a thread of the program still alive (asleep after its
 # 1e6 iterations): its last record is read before the session closes. The

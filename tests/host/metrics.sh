@@ -74,6 +74,15 @@ else:
     lines = sect[1].split("\n")
     if lines[0].split() != ["pid", "tid", "ipc", "rate", "z", "per_k"]: bad.append("header " + lines[0])
     got = {l.split()[1]: l.split()[2:] for l in lines[1:] if l.strip()}
+    # pmc0 is counted by set 0 alone while the sets take turns: the metrics
+    # take its estimate, the one -A prints (est0); pmc1, in both sets, its count.
+    est0 = {}
+    for l in sect[0].split("\n"):
+        f = l.split()
+        if len(f) == 7 and f[0].isdigit() and f[1].isdigit() and f[2] == "0":
+            est0[f[1]] = int(f[5].rstrip("*"))
+    if sorted(est0) != tids: bad.append(f"-A estimates of pmc0 for {sorted(est0)}")
+    for t in tot: tot[t][0] = est0.get(t, 0) or float("nan")
     allt = [sum(tot[t][i] for t in tids) for i in range(3)]
     for tid, (p0, p1, ns) in list(tot.items()) + [("total", allt)]:
         want = [fmt(p1 / p0), fmt(p1 / (ns / 1e9)), "nan", fmt(p1 / p0 * 1000)]

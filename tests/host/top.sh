@@ -56,6 +56,22 @@ order3=$(awk '$1 == "100" || $1 == "101" { printf "%s ", $1 }' "$work/top4.txt")
 [ "$order3" = "101 100 " ] || fail="$fail sorted by c: order '$order3', expected '101 100 ';"
 t send-keys -t top q
 screen "$work/top4b.txt" '^TOP-EXIT-B-[0-9]' || fail="$fail no exit after the second q;"
+# Sets taking turns (-c twice): each metric gets its 90% bar as a share of
+# it, the count's own bar carried through (a: pmc0, of set 0 only, so its
+# estimate's bar as kpmc -A prints it; b: pmc1, in both sets, so counted: 0).
+want_bar=$("$kpmc" -R "$recs" -A -c pmc0,pmc1 -c pmc1 2>/dev/null |
+	awk '$1 == "100" && $2 == "100" && $3 == "0" { e = $6 }
+		$1 == "+-90%" && $2 == "100" && $3 == "0" && h == "" { h = $6 }
+		END { if (e > 0) printf "%.2g%%", 100 * h / e }')
+t resize-window -t top -x 160 -y 30
+t send-keys -t top "$top -R $recs -m 'a=pmc0/time' -m 'b=pmc1*2' -c pmc0,pmc1 -c pmc1; echo TOP-EXIT-D-\$?" Enter
+screen "$work/top6.txt" 'sort: column 4 descending' || fail="$fail no footer with metric bars;"
+grep -q '8:a *+-90% *9:b *+-90%' "$work/top6.txt" || fail="$fail no bar columns in the header;"
+got_bar=$(awk '$1 == "100" { print $10, $12 }' "$work/top6.txt")
+[ -n "$want_bar" ] && [ "$got_bar" = "$want_bar 0" ] ||
+	fail="$fail metric bars '$got_bar', expected '$want_bar 0' (kpmc -A's bar of pmc0; pmc1 counted);"
+t send-keys -t top q
+screen "$work/top6b.txt" '^TOP-EXIT-D-[0-9]' || fail="$fail no exit after the third q;"
 t send-keys -t top "$top -m 'r=pmc1/' -R $recs; echo TOP-EXIT-C-\$?" Enter
 screen "$work/top5.txt" '^TOP-EXIT-C-[0-9]' || fail="$fail a bad -m did not end;"
 grep -q "expected an operand after '/'" "$work/top5.txt" && grep -q 'TOP-EXIT-C-2' "$work/top5.txt" ||
@@ -66,4 +82,4 @@ if [ -n "$fail" ]; then
 	sed 's/^/    /' "$work/top1.txt" | head -n 8
 	exit 1
 fi
-echo "top: PASS (order $order1-> ${order2}after r; terminal restored; -m cells $(tr '\n' ' ' <"$work/top_got.txt")equal kpmc -m's)"
+echo "top: PASS (order $order1-> ${order2}after r; terminal restored; -m cells $(tr '\n' ' ' <"$work/top_got.txt")equal kpmc -m's; bars $got_bar)"

@@ -13,7 +13,10 @@
  *                               the number expected from A's cycle counts at the
  *                               region's bounds, each sample's counts
  *   libkpmc_more mux CONFIG N   region "m" around N iterations; per set its
- *                               counts, time and scaled estimate
+ *                               counts, time and scaled estimate; then the
+ *                               thread's: per set its estimate and 90% bar
+ *                               (kpmc_read_estimate) between two reads of the
+ *                               sets' counts
  *   libkpmc_more outlive        a thread spins 1e6 iterations and sleeps through
  *                               kpmc_stop(): the records read by then (its last
  *                               one among them) "outlive stop=0 records=.. lost=.."
@@ -159,9 +162,21 @@ static int ebs(uint64_t p)
 	return kpmc_stop() ? 1 : 0;
 }
 
+static void thread_counts(const char *when, const struct kpmc_counts *all)
+{
+	unsigned int s, c;
+
+	for (s = 0; s < all->nr_sets; s++)
+		for (c = 0; c < KPMC_LIB_COUNTERS; c++)
+			if (all->sets[s].counter_mask & (1u << c))
+				printf("mux thread %s set=%u pmc%u count=%" PRIu64 "\n", when, s, c,
+				       all->sets[s].counts[c]);
+}
+
 static int mux(const char *config, unsigned long n)
 {
 	struct kpmc_region_stats st;
+	struct kpmc_counts all;
 	unsigned int s, c;
 	uint64_t sum = 0;
 	int err = kpmc_start(config);
@@ -181,6 +196,29 @@ static int mux(const char *config, unsigned long n)
 				       st.sets[s].counts[c], kpmc_region_scaled("m", s, c));
 	}
 	printf("mux sets=%u run_ns=%" PRIu64 " sets_run_ns=%" PRIu64 "\n", st.nr_sets, st.run_ns, sum);
+	/*
+	 * The thread's whole time: each set's estimate, between two reads of
+	 * the sets' counts (one set: its count, "counted").
+	 */
+	if (kpmc_read(&all) == 0) {
+		thread_counts("before", &all);
+		for (s = 0; s < all.nr_sets; s++)
+			for (c = 0; c < KPMC_LIB_COUNTERS; c++) {
+				struct kpmc_count_estimate e;
+				int err;
+
+				if (!(all.sets[s].counter_mask & (1u << c)))
+					continue;
+				err = kpmc_read_estimate(s, c, &e);
+				if (err)
+					printf("mux estimate set=%u pmc%u err=%d\n", s, c, err);
+				else
+					printf("mux estimate set=%u pmc%u est=%" PRIu64 " half90=%.0f how=%s\n",
+					       s, c, e.value, e.half90, e.estimator);
+			}
+		if (kpmc_read(&all) == 0)
+			thread_counts("after", &all);
+	}
 	return kpmc_stop() ? 1 : 0;
 }
 

@@ -104,6 +104,64 @@ static void stream_tid_reuse(void **state)
 	assert_int_equal(key, 40);
 }
 
+/* A set's record: counts[0] = x over run_ns of the set. */
+static void feed_set(struct kpmc_lib_stream *s, uint64_t nsample, unsigned int set, uint64_t x,
+		     uint64_t run_ns)
+{
+	struct kpmc_record r;
+	uint64_t key;
+
+	memset(&r, 0, sizeof(r));
+	r.tid = s->tid;
+	r.nsample = nsample;
+	r.kind = KPMC_REC_MUX;
+	r.set = set;
+	r.counter_mask = 1;
+	r.counts[0] = x;
+	r.run_ns = run_ns;
+	assert_int_equal(kpmc_lib_stream_feed(s, &r, 0, &key), 0);
+}
+
+/*
+ * A multiplexing session's stream keeps the turns: its estimates are those
+ * of the same records given to the estimator directly (kpmc -A's), and a new
+ * thread with the tid starts from nothing.
+ */
+static void stream_turns(void **state)
+{
+	struct kpmc_mux_streams m, direct;
+	struct kpmc_lib_stream s = { .tid = 7, .mux = &m };
+	struct kpmc_estimate a, b;
+	const uint64_t x[] = { 100, 40, 130, 60, 90, 50 };
+	uint64_t one[KPMC_MAX_COUNTERS] = { 0 };
+	unsigned int i;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	memset(&direct, 0, sizeof(direct));
+	for (i = 0; i < 6; i++) {
+		feed_set(&s, i + 1, i % 2, x[i], 10 + i);
+		one[0] = x[i];
+		kpmc_mux_streams_add(&direct, i % 2, 1, one, 10 + i);
+	}
+	for (i = 0; i < 2; i++) {
+		kpmc_mux_estimate(&m, i, 0, &a);
+		kpmc_mux_estimate(&direct, i, 0, &b);
+		assert_int_equal(a.value, b.value);
+		assert_true(a.half90 == b.half90 && a.half90 > 0);
+		assert_int_equal(a.how, KPMC_EST_SCALED);
+	}
+	/* Set 0: 320 over 36 of 75 ns. */
+	kpmc_mux_estimate(&m, 0, 0, &a);
+	assert_int_equal(a.value, 667);
+	feed_set(&s, 7, 0, 5, 1);
+	s.ended = 1;
+	feed_set(&s, 1, 0, 9, 3);
+	kpmc_mux_estimate(&m, 0, 0, &a);
+	assert_int_equal(a.value, 9);
+	assert_int_equal(a.how, KPMC_EST_COUNTED);
+}
+
 static void intervals(void **state)
 {
 	/* Unsorted, two threads with overlapping on-CPU times. */
@@ -148,6 +206,7 @@ int main(void)
 		cmocka_unit_test(stream_gap_breaks),
 		cmocka_unit_test(stream_first_record),
 		cmocka_unit_test(stream_tid_reuse),
+		cmocka_unit_test(stream_turns),
 		cmocka_unit_test(intervals),
 	};
 

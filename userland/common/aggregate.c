@@ -244,6 +244,26 @@ void kpmc_thread_estimate(const struct kpmc_thread_total *th, int set, unsigned 
 	}
 }
 
+int kpmc_thread_only_set(const struct kpmc_thread_total *th, unsigned int c)
+{
+	int s, only = -1;
+
+	if (!th->mux || c >= KPMC_MAX_COUNTERS)
+		return -1;
+	for (s = 0; s < KPMC_MAX_SETS; s++) {
+		uint32_t mask = th->mux->set[s].mask;
+
+		if (th->mux->open == s + 1)
+			mask |= th->mux->open_mask;
+		if (!(mask & (1u << c)))
+			continue;
+		if (only >= 0)
+			return -1;
+		only = s;
+	}
+	return only;
+}
+
 /* A "+-90%" row: the half-widths of the set's estimates in set_mask. */
 static void put_halfwidth_row(char *out, size_t len, size_t *used, uint32_t id, int set,
 			      uint32_t all_mask, uint32_t set_mask, const double *half)

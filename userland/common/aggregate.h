@@ -70,6 +70,12 @@ size_t kpmc_totals_format(const struct kpmc_totals *t, uint32_t counter_mask,
 uint64_t kpmc_scale_count(uint64_t count, uint64_t enabled, uint64_t running);
 
 /*
+ * The one set that counted counter c while the thread's sets took turns, or
+ * -1: the thread ran one set, or several sets (or none) counted c.
+ */
+int kpmc_thread_only_set(const struct kpmc_thread_total *th, unsigned int c);
+
+/*
  * Counter c of set `set` over the thread's whole time (mux_estimate.h): the
  * count itself when the thread ran one set, else scaled or interpolated, with
  * its 90% half-width and the estimator that gave it.

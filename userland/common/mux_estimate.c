@@ -30,6 +30,7 @@ static void stretch_close(struct kpmc_set_stream *st, uint32_t mask, const doubl
 		}
 		st->prev_x[c] = x[c];
 	}
+	st->mask |= mask;
 	st->tt += t * t;
 	if (st->stretches)
 		st->dtt += (t - st->prev_t) * (t - st->prev_t);

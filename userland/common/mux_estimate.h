@@ -44,6 +44,7 @@
 /* One set's stretches so far, for its estimates. */
 struct kpmc_set_stream {
 	uint64_t stretches;
+	uint32_t mask;				/* the counters its stretches counted */
 	double time;				/* the set's time, over its stretches */
 	double gap;				/* time since its last stretch (or the start) */
 	double last_rate[KPMC_MAX_COUNTERS];	/* of its last stretch */

@@ -36,6 +36,8 @@ int kpmc_lib_stream_feed(struct kpmc_lib_stream *s, const struct kpmc_record *r,
 		s->ended = 0;
 		s->run_ns = 0;
 		memset(s->counts, 0, sizeof(s->counts));
+		if (s->mux)
+			memset(s->mux, 0, sizeof(*s->mux));
 		/* A thread's first record ever, or its first in this session after a restart. */
 		s->broken = lost_before && r->nsample != 1;
 	} else if (r->nsample != s->nsample + 1) {
@@ -43,10 +45,15 @@ int kpmc_lib_stream_feed(struct kpmc_lib_stream *s, const struct kpmc_record *r,
 	}
 	s->nsample = r->nsample;
 	s->run_ns += r->run_ns;
-	if (has_counts(r) && r->set < KPMC_MAX_SETS)
+	if (has_counts(r) && r->set < KPMC_MAX_SETS) {
 		for (c = 0; c < KPMC_MAX_COUNTERS; c++)
 			if (r->counter_mask & (1u << c))
 				s->counts[r->set][c] += r->counts[c];
+		if (s->mux)
+			kpmc_mux_streams_add(s->mux, r->set,
+					     r->counter_mask & ((1u << KPMC_MAX_COUNTERS) - 1),
+					     (const uint64_t *)r->counts, (double)r->run_ns);
+	}
 	if (r->kind == KPMC_REC_EXIT || r->kind == KPMC_REC_DETACH)
 		s->ended = 1;
 	if (s->broken)

@@ -24,6 +24,8 @@
 #include <linux/types.h>
 #include <uapi/linux/kpmc.h>
 
+#include "common/mux_estimate.h"
+
 /*
  * count x total_ns / set_ns, rounded to nearest, saturating: the estimate
  * of what a set that counted set_ns of total_ns would have counted over all
@@ -41,6 +43,11 @@ struct kpmc_lib_stream {
 	uint64_t run_ns;	/* its on-CPU time up to its last record */
 	/* Per set, its counts up to its last record: a read()'s per-set totals at that record. */
 	uint64_t counts[KPMC_MAX_SETS][KPMC_MAX_COUNTERS];
+	/*
+	 * A multiplexing session's sets turn by turn, for their estimates and
+	 * error bars (mux_estimate.h); NULL otherwise. The caller allocates it.
+	 */
+	struct kpmc_mux_streams *mux;
 };
 
 /*
@@ -50,7 +57,7 @@ struct kpmc_lib_stream {
  * the thread's nsample sequence, or a first record after a loss that is not
  * the thread's first ever (its earlier ones may have been lost). A thread's
  * record numbers never restart, so a tid seen again after its exit with
- * nsample 1 is a new thread: the stream starts over.
+ * nsample 1 is a new thread: the stream starts over (its s->mux too).
  */
 int kpmc_lib_stream_feed(struct kpmc_lib_stream *s, const struct kpmc_record *r,
 			 int lost_before, uint64_t *key);

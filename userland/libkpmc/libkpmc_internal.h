@@ -37,6 +37,12 @@
 struct kpmc_lib_session {
 	int sampling;		/* the configuration has ebs or tbs: a reader drains the session */
 	/*
+	 * The configuration has several sets: a reader drains the session too
+	 * (a record every turn), and each thread's turns are kept for
+	 * kpmc_read_estimate().
+	 */
+	int multiplexed;
+	/*
 	 * The fold trace (foldtrace_write.h): each invocation and sample kept
 	 * with samples, or when KPMC_FOLD_TRACE asks for it at kpmc_stop().
 	 */
@@ -51,6 +57,8 @@ extern struct kpmc_lib_session kpmc_lib_session;
  * read() where the mode leaves the choice (KPMC_PATH_AUTO). 0 or -errno.
  */
 int kpmc_lib_read(struct kpmc_counts *c, int prefer_read);
+/* The calling thread's counts with every set's, by read() whatever the path's mode. */
+int kpmc_lib_read_sets(struct kpmc_counts *c);
 /* The calling thread's id, asked of the kernel once (again in a forked child). */
 uint32_t kpmc_lib_tid(void);
 

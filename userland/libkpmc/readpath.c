@@ -334,6 +334,11 @@ int kpmc_lib_read(struct kpmc_counts *c, int prefer_read)
 	return read_counts(c, prefer_read && mode == KPMC_PATH_AUTO ? KPMC_PATH_READ : mode);
 }
 
+int kpmc_lib_read_sets(struct kpmc_counts *c)
+{
+	return read_counts(c, KPMC_PATH_READ);
+}
+
 /*
  * kpmc_read_counter's first call, its read() path and its fallbacks, out of
  * line from the inlined fast path (kpmc.h).

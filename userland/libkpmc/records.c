@@ -33,8 +33,9 @@
 static int session_fd = -1;
 /*
  * Samples: the session's records (rec_lock, taken before regions.c's lock
- * where both are). With a sampling configuration a reader thread drains the
- * session as records come.
+ * where both are). With a sampling configuration, or several sets (a record
+ * every turn, kept per thread for kpmc_read_estimate), a reader thread drains
+ * the session as records come.
  */
 static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t reader;
@@ -66,6 +67,9 @@ static struct kpmc_lib_stream *stream_of(uint32_t tid)
 		return NULL;
 	memset(&streams[nstreams], 0, sizeof(streams[0]));
 	streams[nstreams].tid = tid;
+	/* Without room for the turns the thread has no estimates: its counts go on. */
+	if (kpmc_lib_session.multiplexed)
+		streams[nstreams].mux = calloc(1, sizeof(*streams[nstreams].mux));
 	return &streams[last = nstreams++];
 }
 
@@ -231,7 +235,11 @@ static void stop_reader(void)
 
 static void forget_samples(void)
 {
+	size_t i;
+
 	pthread_mutex_lock(&rec_lock);
+	for (i = 0; i < nstreams; i++)
+		free(streams[i].mux);
 	free(streams);
 	free(samples);
 	free(fold_pts);
@@ -402,4 +410,87 @@ out:
 		free((void *)regs[i].inv);
 	free(pts);
 	return n;
+}
+
+/*
+ * The calling thread's turns so far into *m: its records drained now, and
+ * the turn it is in from c (a read taken before the drain). -EAGAIN when a
+ * record came between the two (c then lags the records): read again.
+ * rec_lock held.
+ */
+static int turns_now(uint32_t tid, const struct kpmc_counts *c, struct kpmc_mux_streams *m)
+{
+	const struct kpmc_lib_stream *st;
+	uint64_t open[KPMC_MAX_COUNTERS] = { 0 };
+	unsigned int s, pmc;
+
+	drain();
+	st = stream_of(tid);
+	if (!st || !st->mux)
+		return -ENOMEM;
+	if (st->broken)
+		return -ENODATA;
+	if (st->run_ns > c->run_ns || c->set >= c->nr_sets)
+		return -EAGAIN;
+	for (s = 0; s < c->nr_sets; s++)
+		for (pmc = 0; pmc < KPMC_LIB_COUNTERS; pmc++) {
+			if (!(c->sets[s].counter_mask & (1u << pmc)))
+				continue;
+			if (c->sets[s].counts[pmc] < st->counts[s][pmc] ||
+			    (s != c->set && c->sets[s].counts[pmc] != st->counts[s][pmc]))
+				return -EAGAIN;
+			if (s == c->set)
+				open[pmc] = c->sets[s].counts[pmc] - st->counts[s][pmc];
+		}
+	*m = *st->mux;
+	if (c->run_ns > st->run_ns)
+		kpmc_mux_streams_add(m, c->set, c->sets[c->set].counter_mask, open,
+				     (double)(c->run_ns - st->run_ns));
+	return 0;
+}
+
+int kpmc_read_estimate(unsigned int set, unsigned int pmc, struct kpmc_count_estimate *e)
+{
+	struct kpmc_mux_streams *m;
+	struct kpmc_estimate est;
+	struct kpmc_counts c;
+	int err, tries;
+
+	if (!e || set >= KPMC_LIB_SETS || pmc >= KPMC_LIB_COUNTERS)
+		return -EINVAL;
+	if (!kpmc_lib_records_opened())
+		return -ENODATA;
+	err = kpmc_lib_read_sets(&c);
+	if (err)
+		return err;
+	if (set >= c.nr_sets || !(c.sets[set].counter_mask & (1u << pmc)))
+		return -EINVAL;
+	if (c.nr_sets == 1) {
+		*e = (struct kpmc_count_estimate){ .value = c.counts[pmc], .half90 = 0,
+						   .estimator = kpmc_estimator_name(KPMC_EST_COUNTED) };
+		return 0;
+	}
+	m = malloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	/* A turn ends between the read and the drain rarely: a few tries. */
+	for (tries = 0; tries < 8; tries++) {
+		if (tries)
+			err = kpmc_lib_read_sets(&c);
+		if (err)
+			break;
+		pthread_mutex_lock(&rec_lock);
+		err = turns_now(kpmc_lib_tid(), &c, m);
+		pthread_mutex_unlock(&rec_lock);
+		if (err != -EAGAIN)
+			break;
+	}
+	if (!err) {
+		kpmc_mux_estimate(m, set, pmc, &est);
+		e->value = est.value;
+		e->half90 = est.half90;
+		e->estimator = kpmc_estimator_name(est.how);
+	}
+	free(m);
+	return err;
 }

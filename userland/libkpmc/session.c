@@ -129,6 +129,7 @@ int kpmc_start(const char *config)
 		return err;
 	}
 	s->sampling = samples_in(raw);
+	s->multiplexed = strchr(raw, ';') != NULL;
 	s->fold_keep = s->sampling || getenv("KPMC_FOLD_TRACE");
 	{
 		char why[256];
@@ -138,7 +139,7 @@ int kpmc_start(const char *config)
 			kpmc_lib_fold_counter_names(raw, raw, &s->fold_counters, why, sizeof(why));
 	}
 	err = put("config", raw);
-	if (!err && s->sampling)
+	if (!err && (s->sampling || s->multiplexed))
 		err = kpmc_lib_reader_start();
 	if (!err)
 		err = put("enable", "1");

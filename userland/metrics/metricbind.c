@@ -370,20 +370,33 @@ int kpmc_mbind_resolve(struct kpmc_mbind *b, const char *const *sets, int n, con
 }
 
 /* Each event's value for one thread: its count, estimated when sets take turns. */
+/* The events' values, and with half non-NULL their 90% half-widths (< 0: not known). */
 static void event_values(const struct kpmc_mbind *b, const struct kpmc_thread_total *th, int nsets,
-			 double *ev)
+			 double *ev, double *half)
 {
 	for (unsigned int i = 0; i < b->nevents; i++) {
 		int s = b->set[i];
 		unsigned int c = b->pmc[i];
 
-		if (s < 0 || nsets <= 1)
+		/*
+		 * pmcN: the thread's count over its sets, unless one set alone
+		 * counted it while sets took turns: then that set's estimate.
+		 */
+		if (s < 0)
+			s = kpmc_thread_only_set(th, c);
+		else if (nsets <= 1)
+			s = -1;
+		if (s < 0) {
 			ev[i] = (double)th->counts[c];
-		else {
+			if (half)
+				half[i] = 0;
+		} else {
 			struct kpmc_estimate e;
 
 			kpmc_thread_estimate(th, s, c, &e);
 			ev[i] = (double)e.value;
+			if (half)
+				half[i] = e.half90;
 		}
 	}
 }
@@ -440,8 +453,47 @@ unsigned int kpmc_mbind_values(const struct kpmc_mbind *b, const struct kpmc_thr
 {
 	double ev[KPMC_MBIND_MAX_EVENTS];
 
-	event_values(b, th, nsets, ev);
+	event_values(b, th, nsets, ev, NULL);
 	return metric_values(b, ev, (double)th->run_ns / 1e9, out, max);
+}
+
+unsigned int kpmc_mbind_bars(const struct kpmc_mbind *b, const struct kpmc_thread_total *th,
+			     int nsets, double *out, double *half, unsigned int max)
+{
+	double ev[KPMC_MBIND_MAX_EVENTS], eh[KPMC_MBIND_MAX_EVENTS], moved[KPMC_MBIND_MAX_EVENTS];
+	double v[KPMC_MBIND_MAX_METRICS * (KPMC_MBIND_MAX_GROUPS + 1)];
+	double secs = (double)th->run_ns / 1e9;
+	unsigned int n, i, m;
+
+	if (max > sizeof(v) / sizeof(v[0]))
+		max = sizeof(v) / sizeof(v[0]);
+	event_values(b, th, nsets, ev, eh);
+	n = metric_values(b, ev, secs, out, max);
+	for (m = 0; m < n; m++)
+		half[m] = 0;
+	for (i = 0; i < b->nevents; i++) {
+		if (eh[i] == 0)
+			continue;
+		/*
+		 * Each metric moved by one event's half-width, the others' held:
+		 * the moves added in quadrature. An event without a bar is moved
+		 * by its own value to find the metrics that use it: those have none.
+		 */
+		memcpy(moved, ev, sizeof(ev[0]) * b->nevents);
+		moved[i] += eh[i] > 0 ? eh[i] : (ev[i] != 0 ? ev[i] : 1);
+		metric_values(b, moved, secs, v, n);
+		for (m = 0; m < n; m++) {
+			double d = v[m] - out[m];
+
+			if (eh[i] > 0)
+				half[m] += d * d;
+			else if (d != 0 && !(isnan(v[m]) && isnan(out[m])))
+				half[m] = NAN;
+		}
+	}
+	for (m = 0; m < n; m++)
+		half[m] = sqrt(half[m]);
+	return n;
 }
 
 static void print_row(FILE *out, const char *pid, const char *tid, const double *v, unsigned int n,
@@ -496,7 +548,7 @@ void kpmc_mbind_print(const struct kpmc_mbind *b, const struct kpmc_totals *t, i
 		for (j = i; j < t->nr; j++) {
 			if (t->threads[j].pid != t->threads[i].pid)
 				continue;
-			event_values(b, &t->threads[j], nsets, one);
+			event_values(b, &t->threads[j], nsets, one, NULL);
 			for (unsigned int e = 0; e < b->nevents; e++)
 				ev[e] += one[e];
 			secs += (double)t->threads[j].run_ns / 1e9;

@@ -74,6 +74,18 @@ void kpmc_mbind_print(const struct kpmc_mbind *b, const struct kpmc_totals *t, i
 unsigned int kpmc_mbind_values(const struct kpmc_mbind *b, const struct kpmc_thread_total *th,
 			       int nsets, double *out, unsigned int max);
 
+/*
+ * The same values, and in half[] each one's 90% half-width: the events' own
+ * (kpmc_thread_estimate) carried through the metric, each event moved by its
+ * half-width with the others held, the moves added in quadrature. This takes
+ * the events' errors as independent: events of different sets nearly are;
+ * events of one set err together and partly cancel in a ratio, so there the
+ * bar is on the wide side. 0: no multiplexed event in it; NaN: an event it
+ * uses has no bar yet (its set has had fewer than two turns).
+ */
+unsigned int kpmc_mbind_bars(const struct kpmc_mbind *b, const struct kpmc_thread_total *th,
+			     int nsets, double *out, double *half, unsigned int max);
+
 void kpmc_mbind_free(struct kpmc_mbind *b);
 
 /* The share directory (KPMC_SHARE, the source tree's, /usr/share/kpmc) into out. */

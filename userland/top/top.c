@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <ncurses.h>
 #include <signal.h>
 #include <stdio.h>
@@ -55,6 +56,19 @@ static void comm_of(uint32_t tid, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* A metric's bar as a share of it: "1.2%", "0" (exact), "?" (not known yet). */
+static const char *bar_cell(double value, double half, char *buf, size_t len)
+{
+	if (isnan(half) || isnan(value))
+		return "?";
+	if (half == 0)
+		return "0";
+	if (value == 0)
+		return "inf";
+	snprintf(buf, len, "%.2g%%", 100 * half / fabs(value));
+	return buf;
+}
+
 static void draw(struct kpmc_top *t, const char *const *names, unsigned int sort_col, int asc,
 		 const char *what, int replay)
 {
@@ -83,7 +97,8 @@ static void draw(struct kpmc_top *t, const char *const *names, unsigned int sort
 	}
 	for (i = 0; i < t->nmetrics; i++) {
 		snprintf(label, sizeof(label), "%u:%.9s", col++, names[i]);
-		n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, " %12s", label);
+		n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, " %12s%s", label,
+			      t->metric_bars ? "   +-90%" : "");
 	}
 	snprintf(hdr + n, sizeof(hdr) - (size_t)n, "  COMM");
 	attron(A_REVERSE);
@@ -106,6 +121,8 @@ static void draw(struct kpmc_top *t, const char *const *names, unsigned int sort
 
 			kpmc_metric_format_value(row->metric[i], v, sizeof(v));
 			printw(" %12.12s", v);
+			if (t->metric_bars)
+				printw(" %7s", bar_cell(row->metric[i], row->metric_half[i], v, sizeof(v)));
 		}
 		printw("  %s%s", comm, row->exited ? " (exited)" : "");
 	}
@@ -140,7 +157,7 @@ static void add_record(struct kpmc_top *t, struct top_metrics *m, const struct k
 /* Each row's metrics over its totals, before drawing (and sorting). */
 static void update_metrics(struct kpmc_top *t, const struct top_metrics *m)
 {
-	double v[KPMC_TOP_MAX_METRICS];
+	double v[KPMC_TOP_MAX_METRICS], h[KPMC_TOP_MAX_METRICS];
 	size_t r, i;
 
 	for (r = 0; r < t->nr && t->nmetrics; r++) {
@@ -151,8 +168,9 @@ static void update_metrics(struct kpmc_top *t, const struct top_metrics *m)
 				break;
 		if (i == m->sink.totals.nr)
 			continue;
-		kpmc_mbind_values(&m->bind, &m->sink.totals.threads[i], m->nsets, v, t->nmetrics);
+		kpmc_mbind_bars(&m->bind, &m->sink.totals.threads[i], m->nsets, v, h, t->nmetrics);
 		memcpy(row->metric, v, t->nmetrics * sizeof(v[0]));
+		memcpy(row->metric_half, h, t->nmetrics * sizeof(h[0]));
 	}
 }
 
@@ -286,6 +304,7 @@ int main(int argc, char **argv)
 				m.names[k++] = m.bind.groups[g].entries[e].name;
 		t.nmetrics = nm;
 		m.nsets = nsets ? nsets : 1;
+		t.metric_bars = m.nsets > 1;
 		/* Kept, not printed: update_metrics() reads the totals. */
 		kpmc_chain_init(&m.chain);
 		kpmc_metrics_sink_init(&m.sink, &m.bind, NULL, NULL);

@@ -23,6 +23,8 @@ struct kpmc_top_row {
 	uint64_t rate[KPMC_MAX_COUNTERS];	/* per ms of on-CPU time, last record */
 	uint64_t virt[KPMC_MAX_VIRT];		/* last record's */
 	double metric[KPMC_TOP_MAX_METRICS];	/* -m/-g: set by the caller (NaN: none) */
+	/* Their 90% half-widths when sets take turns (0: exact, NaN: not known yet) */
+	double metric_half[KPMC_TOP_MAX_METRICS];
 };
 
 struct kpmc_top {
@@ -30,6 +32,7 @@ struct kpmc_top {
 	size_t nr, cap;
 	uint32_t counter_mask, virt_mask;
 	unsigned int nmetrics;			/* metric columns shown, at most KPMC_TOP_MAX_METRICS */
+	int metric_bars;			/* sets take turns: each metric shows its bar */
 	uint64_t lost;
 };
 

@@ -142,6 +142,42 @@ int kpmc_stop(void);
  */
 int kpmc_read(struct kpmc_counts *c);
 /**
+ * struct kpmc_count_estimate - one set's count of a counter over the calling
+ *	thread's whole time, when sets take turns, with its error bar
+ * @value: the estimate
+ * @half90: the half-width of its 90% confidence interval: nine times in ten
+ *	the count lies within @value +/- @half90 (calibrated on programs whose
+ *	truth is known: bench/README.md). 0 for a set that counted all the
+ *	time; negative when not known (the set has had fewer than two turns)
+ * @estimator: how @value was made: "counted" (the set ran all the time),
+ *	"scaled" (its count x the whole time / its time), "interp" (its count
+ *	plus the time between its turns at the rates of the turns on either
+ *	side: chosen when the rates drift, turn to turn), "none" (it never ran)
+ */
+struct kpmc_count_estimate {
+	uint64_t value;
+	double half90;
+	const char *estimator;
+};
+
+/**
+ * kpmc_read_estimate() - the estimate of one set's count of a counter over
+ *	the calling thread's monitored time so far, and how far it may be off
+ * @set: the event set (0 without multiplexing)
+ * @pmc: the counter, pmcN
+ * @e: where it goes
+ *
+ * The same estimators and bars as kpmc -A's (the "est" and "+-90%" rows),
+ * from the thread's records of each turn, which a multiplexing session's
+ * reader keeps as they come. Without multiplexing: the count, "counted".
+ *
+ * Return: 0, -EINVAL for a set or counter the configuration does not have,
+ * -ENODATA before kpmc_start() or after records of the thread were lost
+ * (kpmc_sample_stats() counts them), -ENOMEM, or the read's -errno.
+ */
+int kpmc_read_estimate(unsigned int set, unsigned int pmc, struct kpmc_count_estimate *e);
+
+/**
  * kpmc_read_counter() - one counter of the calling thread: the lean read
  * @pmc: the counter, pmcN
  * @value: where its count goes
@@ -311,9 +347,9 @@ double kpmc_region_metric(const char *region, const char *expr, char *err, size_
 
 /*
  * Samples (event- or time-based records: ebs/tbs in the configuration).
- * With a sampling configuration kpmc_start() starts a thread (not
- * monitored, signals blocked) that keeps reading the session, so the
- * kernel's ring does not fill; records it could not take are counted, never
+ * With a sampling configuration (or several sets) kpmc_start() starts a
+ * thread (not monitored, signals blocked) that keeps reading the session, so
+ * the kernel's ring does not fill; records it could not take are counted, never
  * lost silently. Which region a sample belongs to: a thread's monitored
  * on-CPU time (run_ns), as the kernel accounts it, is carried by every record
  * (since the thread's previous one) and returned by the read()s at a region's
