@@ -61,8 +61,8 @@ function added(v) {
 }
 # The randomized rotation's estimates (judged against kpmc's truth), and
 # whether their 90% intervals hold it.
-/^KPMC-BENCH mux_kpmcrnd / {
-	id = "rnd" SUBSEP kv($0, "prog") SUBSEP kv($0, "mode")
+/^KPMC-BENCH mux_kpmcrnd2? / {
+	id = ($2 == "mux_kpmcrnd2" ? "rnd2" : "rnd") SUBSEP kv($0, "prog") SUBSEP kv($0, "mode")
 	truth = mux_truth["kpmc" SUBSEP kv($0, "prog") SUBSEP kv($0, "mode")] + 0
 	if (kv($0, "est") == "" || truth <= 0) {
 		mux_bad[id]++
@@ -323,7 +323,7 @@ END {
 		printf "%-11s %-20s %-5s %16s %16s %11s\n", "program", "user+kernel x rounds", "event",
 		       "perf mean / max", "kpmc mean / max", "kpmc/perf"
 		for (i = 1; i <= mux_n; i++)
-			for (m = 1; m <= 2; m++) {
+			for (m = 1; m <= 2 && mux_prog[i] !~ /^sweep_/; m++) {
 				pr = mux_prog[i]
 				md = m == 1 ? "u" : "k"
 				pid = "perf" S pr S md
@@ -344,13 +344,68 @@ END {
 		printf " the issue's target: kpmc's mean <= half perf's, its max <= perf's)\n"
 		printf "kpmc with the randomized rotation (muxrnd, seed 1), mean / max %% error and estimators:\n"
 		for (i = 1; i <= mux_n; i++)
-			for (m = 1; m <= 2; m++) {
+			for (m = 1; m <= 2 && mux_prog[i] !~ /^sweep_/; m++) {
 				rid = "rnd" S mux_prog[i] S (m == 1 ? "u" : "k")
 				if (mux_cnt[rid])
 					printf "%-11s %-5s %16s  %s\n", mux_prog[i], m == 1 ? "user" : "kern",
 					       sprintf("%.2f / %.2f", 100 * mux_sum[rid] / mux_cnt[rid],
 						       100 * mux_max[rid]), mux_how[rid]
 			}
+	}
+	# The sweep: per phase length, each schedule's mean and max error over
+	# both events; then over the sweep, the mean of the means and the worst.
+	for (i = 1; i <= mux_n; i++)
+		if (mux_prog[i] ~ /^sweep_/)
+			sw[++sw_n] = mux_prog[i]
+	if (sw_n) {
+		printf "\n6c. Over a sweep of phase lengths (section muxsweep: user and kernel phases of L ms each,\n"
+		printf "    about 0.8 s; rotation every %s ms; mean / max %% error over both events)\n", mux_interval
+		printf "%-8s %16s %16s %16s %16s\n", "L (ms)", "perf", "kpmc fixed", "kpmc random", "kpmc random/2"
+		split("perf kpmc rnd rnd2", tools, " ")
+		for (i = 1; i <= sw_n; i++) {
+			line = sprintf("%-8s", substr(sw[i], 7))
+			for (t = 1; t <= 4; t++) {
+				n = 0; mean = 0; mx = 0
+				for (m = 1; m <= 2; m++) {
+					id = tools[t] S sw[i] S (m == 1 ? "u" : "k")
+					if (!mux_cnt[id])
+						continue
+					n++
+					mean += mux_sum[id] / mux_cnt[id]
+					if (mux_max[id] > mx)
+						mx = mux_max[id]
+				}
+				if (n) {
+					sw_mean[t] += 100 * mean / n
+					sw_cnt[t]++
+					if (100 * mx > sw_worst[t])
+						sw_worst[t] = 100 * mx
+					prog_mean[t, i] = 100 * mean / n
+					prog_max[t, i] = 100 * mx
+				}
+				line = line sprintf(" %16s", n ? sprintf("%.2f / %.2f", 100 * mean / n, 100 * mx) : "n/a")
+			}
+			print line
+		}
+		line = sprintf("%-8s", "sweep")
+		for (t = 1; t <= 4; t++)
+			line = line sprintf(" %16s", sw_cnt[t] ? sprintf("%.2f / %.2f", sw_mean[t] / sw_cnt[t], sw_worst[t]) : "n/a")
+		print line
+		split("fixed,random,random/2", tname, ",")
+		for (t = 2; t <= 4; t++) {
+			half = 0; below = 0
+			for (i = 1; i <= sw_n; i++) {
+				if ((t, i) in prog_mean && (1, i) in prog_mean) {
+					half += prog_mean[t, i] <= prog_mean[1, i] / 2
+					below += prog_max[t, i] <= prog_max[1, i]
+				}
+			}
+			printf "kpmc %s: mean <= half perf's on %d of %d lengths, max <= perf's on %d\n",
+			       tname[t - 1], half, sw_n, below
+		}
+		printf "(sweep row: the mean of the lengths' mean errors / the worst error of any; fixed: every\n"
+		printf " %s ms in turn; random: slices of %s +/- %s ms, the order drawn each cycle; random/2: %s +/- %s ms)\n",
+		       mux_interval, mux_interval, mux_interval / 2, mux_interval / 2, mux_interval / 4
 	}
 	if (rot_k[4] != "" && rot_k[1] != "" && rot_turns[4] > rot_turns[1]) {
 		kr = (rot_k[4] - rot_k[1]) / (rot_turns[4] - rot_turns[1])

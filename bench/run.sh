@@ -47,7 +47,7 @@ boot() {
 		"$top/scripts/boot-guest.sh" arm64 "$work/bench.cpio.gz" "$1" bench 3600
 	echo "bench: guest of $2 CPU(s) ran $(($(date +%s) - start)) s" >&2
 }
-only=${KPMC_BENCH_ONLY:-pingpong,alive,spawn,spin,selfread,mux,muxrot,muxcal,cpus}
+only=${KPMC_BENCH_ONLY:-pingpong,alive,spawn,spin,selfread,mux,muxsweep,muxrot,muxcal,cpus}
 one=$(echo ",$only," | sed 's/,cpus,/,/; s/^,//; s/,$//')
 # The smoke run checks the plumbing only: its one CPU runs the cpus rows of one thread.
 [ "$scale" = smoke ] && one=$only

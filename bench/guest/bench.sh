@@ -9,10 +9,10 @@ mkdir -p $OUT
 
 scale=full
 # kpmc.benchonly=SECTIONS: only those sections (a comma list of pingpong,
-# alive, spawn, spin, selfread, mux, muxrot, muxcal, and cpus, which bench/run.sh runs in a
+# alive, spawn, spin, selfread, mux, muxsweep, muxrot, muxcal, and cpus, which bench/run.sh runs in a
 # boot of 8 CPUs of its own; bench/run.sh's KPMC_BENCH_ONLY), kpmc.benchreps=N:
 # N repetitions, kpmc.benchperiods=P,...: those EBS periods (for iterating).
-only=pingpong,alive,spawn,spin,selfread,mux,muxrot,muxcal periods="10000 100000 1000000 10000000" reps=""
+only=pingpong,alive,spawn,spin,selfread,mux,muxsweep,muxrot,muxcal periods="10000 100000 1000000 10000000" reps=""
 cpus_periods="10000 100000"
 for w in $(cat /proc/cmdline); do
 	case $w in
@@ -191,47 +191,78 @@ mux_rows() {
 			printf "KPMC-BENCH %s %s set=%d mode=k est=%s half=%s how=%s\n", b, w, set, k, hk, $7
 			set = "" }'
 }
-if want mux; then
+# mux_program NAME USER_MS KERNEL_MS ROUNDS: one program of phases under
+# perf (truth, multiplexed), kpmc (truth, the fixed rotation, the randomized
+# one); mi, nc, npc and one as the mux section sets them.
+mux_program() {
+	local name=$1 rounds=$4 iters calls r
+	iters=$(awk -v m=$2 'BEGIN { printf "%d", m * 500000 }')
+	calls=$(awk -v m=$3 -v c=${npc:-1000} 'BEGIN { printf "%d", m * 1000000 / c }')
+	echo "KPMC-BENCH mux_prog prog=$name user_ms=$2 kernel_ms=$3 rounds=$rounds iters=$iters calls=$calls interval_ms=$mi counters=$nc"
+	$BIN/phases $name $iters $calls $rounds perf 2 | sed 's/ mux_perf / mux_perf_truth /'
+	$BIN/phases $name $iters $calls $rounds perf $((4 * nc))
+	# kpmc -A rows: pid tid records pmc1 pmc2 (one set); pid tid expid
+	# samples coverage pmc1 pmc2 (sets, scaled).
+	kpmc -A -c "$one" -o $OUT/mux.txt -- $BIN/phases $name $iters $calls $rounds >/dev/null 2>$OUT/kpmc.err ||
+		echo "KPMC-BENCH-ERROR kpmc mux truth $name: $(tail -n 2 $OUT/kpmc.err)"
+	awk -v n=$name '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 5 {
+		printf "KPMC-BENCH mux_kpmc_truth prog=%s event=0 mode=u count=%s\n", n, $4
+		printf "KPMC-BENCH mux_kpmc_truth prog=%s event=1 mode=k count=%s\n", n, $5; exit }' $OUT/mux.txt
+	kpmc -A -c "$one,mux=$mi" -c "$one,mux=$mi" -c "$one,mux=$mi" -c "$one,mux=$mi" -o $OUT/mux.txt -- \
+		$BIN/phases $name $iters $calls $rounds >/dev/null 2>$OUT/kpmc.err ||
+		echo "KPMC-BENCH-ERROR kpmc mux $name: $(tail -n 2 $OUT/kpmc.err)"
+	awk -v n=$name '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 7 {
+		sub("%", "", $5)
+		printf "KPMC-BENCH mux_kpmc prog=%s event=%d mode=u est=%s coverage=%s\n", n, 2 * $3, $6, $5
+		printf "KPMC-BENCH mux_kpmc prog=%s event=%d mode=k est=%s coverage=%s\n", n, 2 * $3 + 1, $7, $5 }' $OUT/mux.txt
+	# The same with the randomized rotation (slices of mi +/- mi/2 ms,
+	# the sets' order drawn every cycle): each estimate with its 90%
+	# half-width and its estimator (the "+-90%" and "est" rows).
+	r="$one,mux=$mi,muxrnd=$((mi / 2)),seed=1"
+	kpmc -A -c "$r" -c "$r" -c "$r" -c "$r" -o $OUT/mux.txt -- \
+		$BIN/phases $name $iters $calls $rounds >/dev/null 2>$OUT/kpmc.err ||
+		echo "KPMC-BENCH-ERROR kpmc muxrnd $name: $(tail -n 2 $OUT/kpmc.err)"
+	mux_rows mux_kpmcrnd "prog=$name" <$OUT/mux.txt
+	# With faster_too: the randomized rotation at half the slice (mi/2 +/-
+	# mi/4 ms), what kpmc's cost of a turn allows: still a quarter of
+	# perf's cost of rotating every mi ms (section muxrot).
+	[ -n "${faster_too:-}" ] || return 0
+	r="$one,mux=$((mi / 2)),muxrnd=$((mi / 4)),seed=1"
+	kpmc -A -c "$r" -c "$r" -c "$r" -c "$r" -o $OUT/mux.txt -- \
+		$BIN/phases $name $iters $calls $rounds >/dev/null 2>$OUT/kpmc.err ||
+		echo "KPMC-BENCH-ERROR kpmc muxrnd2 $name: $(tail -n 2 $OUT/kpmc.err)"
+	mux_rows mux_kpmcrnd2 "prog=$name" <$OUT/mux.txt
+}
+if want mux || want muxsweep; then
 	mi=$(cat /sys/bus/event_source/devices/armv8*/perf_event_mux_interval_ms 2>/dev/null | head -n 1)
 	mi=${mi:-4}
 	nc=$(sed -n 's/^general_counters: \([0-9]*\).*/\1/p' /proc/kpmc/info)
 	$BIN/phases calibrate >$OUT/cal.txt
 	cat $OUT/cal.txt
 	npc=$(sed -n 's/.*ns_per_call=\([0-9]*\).*/\1/p' $OUT/cal.txt)
+	one="pmc1=0x8,usr1=1,os1=0,pmc2=0x8,usr2=0,os2=1"
+fi
+if want mux; then
 	aperf=$((2 * nc * mi))
 	progs="steady:0.05:0.05:8000 short:1:1:400 equal:$mi:$mi:$((800 / (2 * mi))) long:$((4 * mi)):$((4 * mi)):$((800 / (8 * mi))) alias_kpmc:$((2 * mi)):$((2 * mi)):$((800 / (4 * mi))) alias_perf:$aperf:$aperf:$((800 / (2 * aperf) + 1))"
 	[ "$scale" = smoke ] && progs="short:1:1:16"
-	one="pmc1=0x8,usr1=1,os1=0,pmc2=0x8,usr2=0,os2=1"
 	for p in $progs; do
 		set -- $(echo "$p" | tr : ' ')
-		name=$1 rounds=$4
-		iters=$(awk -v m=$2 'BEGIN { printf "%d", m * 500000 }')
-		calls=$(awk -v m=$3 -v c=${npc:-1000} 'BEGIN { printf "%d", m * 1000000 / c }')
-		echo "KPMC-BENCH mux_prog prog=$name user_ms=$2 kernel_ms=$3 rounds=$rounds iters=$iters calls=$calls interval_ms=$mi counters=$nc"
-		$BIN/phases $name $iters $calls $rounds perf 2 | sed 's/ mux_perf / mux_perf_truth /'
-		$BIN/phases $name $iters $calls $rounds perf $((4 * nc))
-		# kpmc -A rows: pid tid records pmc1 pmc2 (one set); pid tid expid
-		# samples coverage pmc1 pmc2 (sets, scaled).
-		kpmc -A -c "$one" -o $OUT/mux.txt -- $BIN/phases $name $iters $calls $rounds >/dev/null 2>$OUT/kpmc.err ||
-			echo "KPMC-BENCH-ERROR kpmc mux truth $name: $(tail -n 2 $OUT/kpmc.err)"
-		awk -v n=$name '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 5 {
-			printf "KPMC-BENCH mux_kpmc_truth prog=%s event=0 mode=u count=%s\n", n, $4
-			printf "KPMC-BENCH mux_kpmc_truth prog=%s event=1 mode=k count=%s\n", n, $5; exit }' $OUT/mux.txt
-		kpmc -A -c "$one,mux=$mi" -c "$one,mux=$mi" -c "$one,mux=$mi" -c "$one,mux=$mi" -o $OUT/mux.txt -- \
-			$BIN/phases $name $iters $calls $rounds >/dev/null 2>$OUT/kpmc.err ||
-			echo "KPMC-BENCH-ERROR kpmc mux $name: $(tail -n 2 $OUT/kpmc.err)"
-		awk -v n=$name '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 7 {
-			sub("%", "", $5)
-			printf "KPMC-BENCH mux_kpmc prog=%s event=%d mode=u est=%s coverage=%s\n", n, 2 * $3, $6, $5
-			printf "KPMC-BENCH mux_kpmc prog=%s event=%d mode=k est=%s coverage=%s\n", n, 2 * $3 + 1, $7, $5 }' $OUT/mux.txt
-		# The same with the randomized rotation (slices of mi +/- mi/2 ms,
-		# the sets' order drawn every cycle): each estimate with its 90%
-		# half-width and its estimator (the "+-90%" and "est" rows).
-		r="$one,mux=$mi,muxrnd=$((mi / 2)),seed=1"
-		kpmc -A -c "$r" -c "$r" -c "$r" -c "$r" -o $OUT/mux.txt -- \
-			$BIN/phases $name $iters $calls $rounds >/dev/null 2>$OUT/kpmc.err ||
-			echo "KPMC-BENCH-ERROR kpmc muxrnd $name: $(tail -n 2 $OUT/kpmc.err)"
-		mux_rows mux_kpmcrnd "prog=$name" <$OUT/mux.txt
+		mux_program $1 $2 $3 $4
+	done
+fi
+# 5d. The same over a sweep of phase lengths (section muxsweep): a program
+# whose phases last L ms each, L from a quarter ms to 64 ms, about 0.8 s in
+# all. On any one program a rotation whose window holds whole periods of it
+# is exact by luck, and one in step with it is wrong by up to 100%: a
+# schedule is judged over the range (the mean of its errors, its worst).
+if want muxsweep; then
+	sweep="0.25 0.5 1 1.5 2 3 4 5 6 8 10 12 16 20 24 32 48 64"
+	[ "$scale" = smoke ] && sweep="1"
+	for l in $sweep; do
+		rounds=$(awk -v l=$l 'BEGIN { r = int(800 / (2 * l) + 0.5); printf "%d", r < 7 ? 7 : r }')
+		[ "$scale" = smoke ] && rounds=16
+		faster_too=1 mux_program sweep_$l $l $l $rounds
 	done
 fi
 # 5c. The cost of a rotation, on the spin loop (one thread, no switch):
