@@ -53,8 +53,15 @@ echo bogus >$stats 2>/dev/null && r="$r ring_lock_stats=bogus accepted;"
 dmesg | grep -q "ring_lock_stats: 'bogus" || r="$r no dmesg line naming the bad value;"
 echo "ring lock: $h0 holds $t0 ns without a module, $h1 holds $t1 ns with rates"
 [ "$h0" -eq 101 ] && [ "$h1" -eq 101 ] || r="$r holds $h0 and $h1, expected 101 (one per record);"
-# Equal up to 2% (the two runs' records are alike; an IRQ cannot land in a hold).
-[ "$t0" -gt 0 ] && [ $((t1 * 100)) -le $((t0 * 102)) ] || r="$r the lock is held longer with the module's callback: $t1 against $t0 ns;"
+# Equal up to 2% (the two runs' records are alike; an IRQ cannot land in a
+# hold) and the clock's step: local_clock() follows the guest's generic timer,
+# 62.5 MHz in QEMU, so each hold reads as a multiple of 16 ns, up to one step
+# off its length; where the records come at a fixed distance the error is the
+# same for every hold (measured on 5.10: 21,904 against 21,424 ns, both
+# multiples of 16, 101 holds). A callback under the lock costs over 190 ns a
+# record: still caught.
+[ "$t0" -gt 0 ] && [ $((t1 * 100)) -le $((t0 * 102 + h1 * 16 * 100)) ] ||
+	r="$r the lock is held longer with the module's callback: $t1 against $t0 ns (over $h1 holds);"
 verdict arm64_ring_lock_not_held_across_module_callbacks "$r"
 
 r=""
