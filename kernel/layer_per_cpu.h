@@ -35,8 +35,9 @@ void kpmc_session_threads_forget_locked(struct kpmc_session *s);
 
 /* system.c */
 bool kpmc_system_active(void);
+/* cgroup_fd: an open directory of the cgroup v2 tree to count alone; -1: none. */
 int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len,
-		      bool exclude_idle);
+		      bool exclude_idle, int cgroup_fd);
 int kpmc_system_stop(struct kpmc_thread *owner);
 void kpmc_system_session_closed(struct kpmc_session *s);
 void kpmc_system_switch(struct kpmc_cpu *c, struct task_struct *prev,

@@ -190,13 +190,27 @@ static int parse_pid(const char *s, size_t len, pid_t *pid)
 }
 
 static int enable_system(struct kpmc_thread *t, const char *cpus, size_t len,
-			 bool exclude_idle)
+			 bool exclude_idle, int cgroup_fd)
 {
 	if (!kpmc_backend) {
 		kpmc_reject(t, "enable", "no supported PMU found: %s", kpmc_no_pmu_reason);
 		return -ENODEV;
 	}
-	return kpmc_system_start(t, cpus, len, exclude_idle);
+	return kpmc_system_start(t, cpus, len, exclude_idle, cgroup_fd);
+}
+
+/* "cgroup=FD": every CPU, counting while the cgroup's tasks run. */
+static int enable_cgroup(struct kpmc_thread *t, const char *fd, size_t len)
+{
+	char q[KPMC_QUOTE_MAX + 2];
+	u64 v;
+
+	if (kpmc_parse_u64(fd, len, &v) || v > INT_MAX) {
+		kpmc_quote_token(q, sizeof(q), fd, len);
+		kpmc_reject(t, "enable", "'cgroup=%s': want the number of an open cgroup directory", q);
+		return -EINVAL;
+	}
+	return enable_system(t, "all", 3, false, (int)v);
 }
 
 static ssize_t enable_write(struct file *f, const char __user *ubuf,
@@ -225,9 +239,11 @@ static ssize_t enable_write(struct file *f, const char __user *ubuf,
 	} else if (is_word(buf, count, "0")) {
 		r = kpmc_system_active() ? kpmc_system_stop(t) : kpmc_thread_stop_self(t);
 	} else if (len > 5 && !memcmp(buf, "cpus=", 5)) {
-		r = enable_system(t, buf + 5, len - 5, false);
+		r = enable_system(t, buf + 5, len - 5, false, -1);
 	} else if (len > 12 && !memcmp(buf, "cpus_noidle=", 12)) {
-		r = enable_system(t, buf + 12, len - 12, true);
+		r = enable_system(t, buf + 12, len - 12, true, -1);
+	} else if (len > 7 && !memcmp(buf, "cgroup=", 7)) {
+		r = enable_cgroup(t, buf + 7, len - 7);
 	} else if (len > 4 && !memcmp(buf, "pid=", 4)) {
 		comma = memchr(buf, ',', len);
 		if (comma) {
@@ -256,7 +272,7 @@ static ssize_t enable_write(struct file *f, const char __user *ubuf,
 		r = stop ? kpmc_thread_detach(t, pid) : kpmc_thread_attach(t, pid, at_exec);
 	} else {
 		kpmc_quote_token(q, sizeof(q), buf, len);
-		kpmc_reject(t, "enable", "'%s': expected 1, 0, stop, pid=N, pid=N,exec, pid=N,stop, cpus=LIST or cpus_noidle=LIST",
+		kpmc_reject(t, "enable", "'%s': expected 1, 0, stop, pid=N, pid=N,exec, pid=N,stop, cpus=LIST, cpus_noidle=LIST or cgroup=FD",
 			    q);
 		r = -EINVAL;
 	}

@@ -3,7 +3,10 @@
  * System-wide monitoring (kpmc -S): the counters of each selected CPU count
  * whatever runs there, and every CPU sends its own records (kind CPU) at each
  * time-based sampling period and when monitoring stops. Optionally the idle
- * task is excluded: the counters pause while it runs.
+ * task is excluded, or everything outside one cgroup's subtree (kpmc -G, as
+ * perf's cgroup events): the counters pause while such a task runs, so a
+ * switch that stays outside costs one test. A task moved into or out of the
+ * cgroup while it runs counts as before until it next switches in.
  *
  * Per-thread and system-wide monitoring share the counters, so they exclude
  * each other. Starting and stopping happen in process context under the CPU
@@ -25,6 +28,8 @@
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/ktime.h>
+#include <linux/cgroup.h>
+#include <linux/rcupdate.h>
 
 #include "layer_base.h"
 #include "layer_ring.h"
@@ -45,6 +50,21 @@ bool kpmc_system_active(void)
 static const struct kpmc_hw_config *sys_hw(const struct kpmc_system *sys)
 {
 	return &sys->conf->hw[0];
+}
+
+/* Does sys count while task runs? */
+static bool sys_counts(const struct kpmc_system *sys, struct task_struct *task)
+{
+	bool in;
+
+	if (sys->exclude_idle && is_idle_task(task))
+		return false;
+	if (!sys->cgrp)
+		return true;
+	rcu_read_lock();
+	in = task_under_cgroup_hierarchy(task, sys->cgrp);
+	rcu_read_unlock();
+	return in;
 }
 
 static void sys_fold(struct kpmc_cpu *c, const struct kpmc_hw_config *hw, u64 now)
@@ -106,7 +126,7 @@ static void sys_start_on_cpu(void *info)
 	c->sys_since_ns = now;
 	c->sys_next_record_ns = now + (u64)sys->conf->sets.set[0].tbs_ms * NSEC_PER_MSEC;
 	c->sys_paused = false;
-	if (sys->exclude_idle && is_idle_task(current)) {
+	if (!sys_counts(sys, current)) {
 		kpmc_backend->stop(hw);
 		c->sys_paused = true;
 	}
@@ -177,16 +197,18 @@ void kpmc_system_switch(struct kpmc_cpu *c, struct task_struct *prev,
 			struct task_struct *next)
 {
 	struct kpmc_system *sys = c->sys;
+	bool counts;
 	u64 now;
 
-	if (!sys->exclude_idle)
+	if (!sys->exclude_idle && !sys->cgrp)
 		return;
-	if (is_idle_task(next) && !c->sys_paused) {
+	counts = sys_counts(sys, next);
+	if (!counts && !c->sys_paused) {
 		now = ktime_get_ns();
 		sys_fold(c, sys_hw(sys), now);
 		kpmc_backend->stop(sys_hw(sys));
 		c->sys_paused = true;
-	} else if (!is_idle_task(next) && c->sys_paused) {
+	} else if (counts && c->sys_paused) {
 		kpmc_backend->start(sys_hw(sys));
 		c->sys_paused = false;
 		c->sys_since_ns = ktime_get_ns();
@@ -245,7 +267,7 @@ bad:
 }
 
 int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len,
-		      bool exclude_idle)
+		      bool exclude_idle, int cgroup_fd)
 {
 	char why[KPMC_ERR_MAX] = "";
 	struct kpmc_system *sys;
@@ -283,6 +305,22 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 	if (err)
 		goto out_free;
 	sys->exclude_idle = exclude_idle;
+	/*
+	 * The caller's open directory, never a path: what it could open is
+	 * what it may name (perf's cgroup events take a descriptor too).
+	 */
+	if (cgroup_fd >= 0) {
+		struct cgroup *cgrp = cgroup_get_from_fd(cgroup_fd);
+
+		if (IS_ERR(cgrp)) {
+			kpmc_reject(owner, "enable",
+				    "'cgroup=%d': not an open directory of the cgroup v2 hierarchy",
+				    cgroup_fd);
+			err = -EBADF;
+			goto out_free;
+		}
+		sys->cgrp = cgrp;
+	}
 	sys->session = kpmc_session_of_current();
 	if (!sys->session) {
 		kpmc_reject(owner, "enable", "no session: open /proc/kpmc/monitor first");
@@ -328,6 +366,8 @@ out_refs:
 	kpmc_shared_config_put(sys->conf);
 	kpmc_session_put(sys->session);
 out_free:
+	if (sys->cgrp)
+		cgroup_put(sys->cgrp);
 	free_cpumask_var(sys->cpus);
 	kfree(sys);
 	return err;
@@ -341,6 +381,8 @@ static void system_stop_locked(struct kpmc_system *sys)
 	kpmc_pmu_put(KPMC_USER_SYSTEM);
 	kpmc_shared_config_put(sys->conf);
 	kpmc_session_put(sys->session);
+	if (sys->cgrp)
+		cgroup_put(sys->cgrp);
 	free_cpumask_var(sys->cpus);
 	kfree(sys);
 }

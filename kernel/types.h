@@ -217,6 +217,11 @@ struct kpmc_system {
 	struct kpmc_session *session;
 	cpumask_var_t cpus;
 	bool exclude_idle;
+	/*
+	 * Counting only while a task of this cgroup (v2) or of one below it
+	 * runs, as perf's cgroup events count; NULL: whatever runs. Held.
+	 */
+	struct cgroup *cgrp;
 };
 
 /* What each CPU's counters hold, and its fold / sampling timer (pmu.c). */

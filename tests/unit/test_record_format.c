@@ -360,6 +360,19 @@ static void test_period(void **state)
 	assert_false(kpmc_config_counts_pmc("pmc10=0x8", 1));
 	assert_false(kpmc_config_counts_pmc("usr1=1,os1=0", 1));
 	assert_true(kpmc_config_counts_pmc("mux=4,pmc3", 3));
+	/* -G: a path below the cgroup mount, nothing that climbs out of it. */
+	assert_int_equal(kpmc_check_cgroup_path("jobs"), 0);
+	assert_int_equal(kpmc_check_cgroup_path("system.slice/job_7/step_0"), 0);
+	assert_int_equal(kpmc_check_cgroup_path(".hidden"), 0);
+	assert_int_equal(kpmc_check_cgroup_path(""), -1);
+	assert_int_equal(kpmc_check_cgroup_path("/jobs"), -1);
+	assert_int_equal(kpmc_check_cgroup_path(".."), -1);
+	assert_int_equal(kpmc_check_cgroup_path("a/../../etc"), -1);
+	assert_int_equal(kpmc_check_cgroup_path("a/./b"), -1);
+	assert_int_equal(kpmc_check_cgroup_path("a//b"), -1);
+	assert_int_equal(kpmc_check_cgroup_path("a/"), -1);
+	assert_int_equal(kpmc_check_cgroup_path("a b"), -1);
+	assert_int_equal(kpmc_check_cgroup_path("a\nb"), -1);
 
 	const char *one[] = { "pmc0" }, *two[] = { "pmc0,pmc1=0x8", "pmc1=0x11,mux=5" };
 

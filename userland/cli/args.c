@@ -77,6 +77,15 @@ static int take_option(struct kpmc_run_opts *o, int opt, char *arg)
 	case 'S':
 		o->system_wide = 1;
 		return 0;
+	case 'G':
+		if (kpmc_check_cgroup_path(arg)) {
+			fprintf(stderr, "kpmc: -G '%s': want a cgroup below /sys/fs/cgroup, such as jobs/a (no '..', no leading '/')\n",
+				arg);
+			return 2;
+		}
+		o->cgroup = arg;
+		o->system_wide = 1;
+		return 0;
 	case 'C':
 		if (strlen(arg) > 40 || strspn(arg, "0123456789,-") != strlen(arg)) {
 			fprintf(stderr, "kpmc: -C '%s': want a CPU list such as 0-3,6\n", arg);
@@ -177,8 +186,8 @@ static int check_run(struct kpmc_run_opts *o)
 {
 	int rc;
 
-	if ((o->cpus[0] != 'a' || o->exclude_idle) && !o->system_wide) {
-		fprintf(stderr, "kpmc: -C and -X go with -S (system-wide)\n");
+	if ((o->cpus[0] != 'a' || o->exclude_idle) && (!o->system_wide || o->cgroup)) {
+		fprintf(stderr, "kpmc: -C and -X go with -S (system-wide), not -G\n");
 		return 2;
 	}
 	if (o->system_wide && o->attach) {
@@ -224,7 +233,7 @@ int kpmc_args_parse(int argc, char **argv, struct kpmc_run_opts *o)
 	o->cpus = "all";
 	o->metrics = &metrics;
 	kpmc_mem_opts_init(&o->memo);
-	while ((opt = getopt_long(argc, argv, "+c:T:o:Ap:k:SC:XV:rL::w:R:Ihe:n:m:g:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+c:T:o:Ap:k:SG:C:XV:rL::w:R:Ihe:n:m:g:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'L':
 			/* -L or -LFILTER, or -L FILTER as the last argument. */

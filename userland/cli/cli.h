@@ -42,6 +42,8 @@ struct kpmc_run_opts {
 	unsigned long ring_records;	/* -k */
 	int system_wide, exclude_idle, raw_only, noloss, no_mmap;
 	const char *wakeup, *virt_wanted, *cpus;
+	/* -G: the cgroup (under /sys/fs/cgroup) counted alone, system-wide; NULL: none */
+	const char *cgroup;
 	struct kpmc_mbind *metrics;	/* -m, -g; active or not */
 	const char *groups[KPMC_MBIND_MAX_GROUPS];
 	unsigned int ngroups;

@@ -53,6 +53,32 @@ int kpmc_check_wakeup(const char *s)
 	return p == s || *p ? -1 : 0;
 }
 
+int kpmc_check_cgroup_path(const char *s)
+{
+	const char *p = s, *end;
+	size_t n;
+
+	if (!*s || *s == '/' || strlen(s) > 200)
+		return -1;
+	while (*p) {
+		end = strchr(p, '/');
+		n = end ? (size_t)(end - p) : strlen(p);
+		if (!n || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return -1;
+		for (size_t i = 0; i < n; i++)
+			if (p[i] < 0x21 || p[i] > 0x7e)
+				return -1;
+		p += n;
+		if (*p == '/')
+			p++;
+		else
+			break;
+		if (!*p)
+			return -1;
+	}
+	return 0;
+}
+
 unsigned int kpmc_parse_anchor(const char *s)
 {
 	unsigned int n = 0;

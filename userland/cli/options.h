@@ -24,6 +24,13 @@ int kpmc_check_wakeup(const char *s);
 unsigned int kpmc_parse_anchor(const char *s);
 
 /*
+ * -G's value: a cgroup's path below the cgroup v2 mount ("jobs/a"): not
+ * empty, no leading '/', no "." or ".." component, no empty component,
+ * printable, at most 200 bytes. 0 if it is one, else -1.
+ */
+int kpmc_check_cgroup_path(const char *s);
+
+/*
  * Does the raw event set `config` ("pmc0,pmc1=0x8,usr1=1,mux=4") count
  * counter n (a token "pmcN" or "pmcN=...")?
  */

@@ -38,7 +38,12 @@ struct run {
 	int live_stacks;		/* fmt=callstack, per thread: symbols and mappings go in */
 	pid_t child;
 	int status, child_reaped, stopped_at_exec, unloaded;
+	/* -G: the cgroup's directory; made by kpmc for the program (removed at the end) */
+	char cgroup_dir[256];
+	int cgroup_made;
 };
+
+#define KPMC_CGROUP_ROOT "/sys/fs/cgroup"
 
 static volatile sig_atomic_t interrupted;
 
@@ -188,6 +193,19 @@ static void run_child(struct run *r, int gate)
 
 	if (read(gate, &c, 1) != 1)
 		_exit(126);	/* the parent gave up */
+	/* -G with a cgroup of its own: the program runs in it, from its first instruction. */
+	if (r->cgroup_made) {
+		char procs[sizeof(r->cgroup_dir) + 16];
+		int fd;
+
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", r->cgroup_dir);
+		fd = open(procs, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, "0", 1) != 1) {
+			fprintf(stderr, "kpmc: cannot join %s: %s\n", r->cgroup_dir, strerror(errno));
+			_exit(126);
+		}
+		close(fd);
+	}
 	/* kpmc mem, fmt=callstack: stop after the exec, for the parent to read the map. */
 	if ((r->memrep || r->live_stacks) && ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 		_exit(126);
@@ -196,16 +214,46 @@ static void run_child(struct run *r, int gate)
 	_exit(127);
 }
 
+/*
+ * -G: an open descriptor of the cgroup's directory, for the module (which
+ * takes no path); one that does not exist yet is made for the program.
+ */
+static int open_cgroup(struct run *r)
+{
+	int fd;
+
+	snprintf(r->cgroup_dir, sizeof(r->cgroup_dir), KPMC_CGROUP_ROOT "/%s", r->o->cgroup);
+	if (mkdir(r->cgroup_dir, 0755) == 0)
+		r->cgroup_made = 1;
+	else if (errno != EEXIST) {
+		fprintf(stderr, "kpmc: -G: cannot make %s: %s\n", r->cgroup_dir, strerror(errno));
+		return -1;
+	}
+	fd = open(r->cgroup_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "kpmc: -G: %s: %s\n", r->cgroup_dir, strerror(errno));
+		if (r->cgroup_made)
+			rmdir(r->cgroup_dir);
+		r->cgroup_made = 0;
+	}
+	return fd;
+}
+
 /* Attach to -p's thread, or start the program with counting armed. */
 static int start(struct run *r)
 {
 	const struct kpmc_run_opts *o = r->o;
-	int gate[2];
+	int gate[2], cgroup_fd = -1;
 	char req[64];
 
 	if (o->attach) {
 		snprintf(req, sizeof(req), "pid=%d", o->attach);
 		return kpmc_proc_write_told("enable", req, "cannot attach") ? 1 : 0;
+	}
+	if (o->cgroup) {
+		cgroup_fd = open_cgroup(r);
+		if (cgroup_fd < 0)
+			return 1;
 	}
 	if (pipe2(gate, O_CLOEXEC)) {
 		perror("kpmc: pipe");
@@ -221,15 +269,24 @@ static int start(struct run *r)
 		run_child(r, gate[0]);
 	}
 	close(gate[0]);
-	if (o->system_wide)
+	if (o->cgroup)
+		snprintf(req, sizeof(req), "cgroup=%d", cgroup_fd);
+	else if (o->system_wide)
 		snprintf(req, sizeof(req), "%s=%s", o->exclude_idle ? "cpus_noidle" : "cpus", o->cpus);
 	else
 		snprintf(req, sizeof(req), "pid=%d,exec", r->child);
 	if (kpmc_proc_write_told("enable", req, "cannot enable monitoring")) {
 		kill(r->child, SIGKILL);
 		waitpid(r->child, NULL, 0);
+		if (cgroup_fd >= 0)
+			close(cgroup_fd);
+		if (r->cgroup_made && !rmdir(r->cgroup_dir))
+			r->cgroup_made = 0;
 		return 1;
 	}
+	/* The module holds the cgroup now. */
+	if (cgroup_fd >= 0)
+		close(cgroup_fd);
 	if (write(gate[1], "g", 1) != 1) {
 		perror("kpmc: releasing the program");
 		kill(r->child, SIGKILL);
@@ -435,6 +492,9 @@ int kpmc_run(struct kpmc_run_opts *o)
 	if (r.raw)
 		fclose(r.raw);
 	failed = r.t.chain.errors;
+	/* Its program's cgroup goes with it; one a program left a process in stays (said). */
+	if (r.cgroup_made && rmdir(r.cgroup_dir))
+		fprintf(stderr, "kpmc: -G: %s stays: %s\n", r.cgroup_dir, strerror(errno));
 	if (r.memrep) {
 		failed += kpmc_mem_report(&o->memo, r.memrep, r.report);
 		kpmc_memrep_free(r.memrep);

@@ -1,0 +1,91 @@
+# arm64: per-cgroup counting (kpmc -G; /proc/kpmc/enable "cgroup=FD") beside
+# perf's cgroup events (perfcount -G: an event per CPU opened with
+# PERF_FLAG_PID_CGROUP, what perf stat -G opens) in the same boot. cgwork puts
+# 12N user-mode instructions into the cgroup kt (two processes that join it,
+# one moved in and out by its parent while it waits on a pipe) and 6N outside
+# it; both tools count kt's user-mode instructions on every CPU.
+CG=/sys/fs/cgroup
+N=2000000
+load
+grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG
+mkdir -p $CG/kt
+
+# cg_total FILE: kpmc -G -A's pmc1 over all CPUs (the "all" row, cpu records ms pmc1).
+cg_total() {
+	awk '$1 == "all" { print $4 }' "$1"
+}
+
+r=""
+kpmc -G kt -A -c pmc1=0x8 -- "$BIN/cgwork" $CG/kt $N >$OUT/cg_kpmc.txt 2>&1 ||
+	r="kpmc -G failed: $(tail -n 3 $OUT/cg_kpmc.txt);"
+"$BIN/perfcount" -G $CG/kt "$BIN/cgwork" $CG/kt $N >$OUT/cg_perf.txt 2>&1 ||
+	r="$r perfcount -G failed: $(tail -n 3 $OUT/cg_perf.txt);"
+cat $OUT/cg_kpmc.txt $OUT/cg_perf.txt
+k=$(cg_total $OUT/cg_kpmc.txt)
+p=$(sed -n 's/^perfcount count=\([0-9]*\) .*/\1/p' $OUT/cg_perf.txt)
+inside=$(sed -n 's/^cgwork inside=\([0-9]*\) .*/\1/p' $OUT/cg_perf.txt)
+echo "cgroup kt: kpmc $k, perf $p, the loops inside $inside (outside $((6 * N)))"
+# Four processes' libc paths (fork, pipe, exit) may each retry a store-exclusive.
+[ -n "$k" ] && [ -n "$p" ] && [ $((k - p)) -le $((4 * LLSC_SLACK)) ] && [ $((p - k)) -le $((4 * LLSC_SLACK)) ] ||
+	r="$r kpmc -G counted '$k', perf -G '$p': not the same;"
+# The loops inside and the little libc between their steps; nothing of the 6N outside.
+[ -n "$k" ] && [ "$k" -ge $((12 * N)) ] && [ "$k" -le $((12 * N + 20000)) ] ||
+	r="$r kpmc -G counted '$k', expected 12N = $((12 * N)) and at most 20,000 more;"
+verdict arm64_cgroup_counts_as_perf "$r"
+
+# A cgroup that does not exist is made for the program, which runs in it
+# from its first instruction, and removed at the end: loop's own count
+# (per thread, from its exec) and the few hundred instructions of kpmc's
+# child between joining and its exec.
+r=""
+lt=$(loop_total 1000000)
+load
+kpmc -G fresh/one -A -c pmc1=0x8 -- "$BIN/loop" 1000000 >$OUT/cg_fresh.txt 2>&1 &&
+	r="a nested cgroup under a missing parent was made: $(cat $OUT/cg_fresh.txt);"
+grep -q "kpmc: -G: cannot make $CG/fresh/one" $OUT/cg_fresh.txt || r="$r no refusal naming $CG/fresh/one;"
+kpmc -G fresh -A -c pmc1=0x8 -- "$BIN/loop" 1000000 >$OUT/cg_fresh.txt 2>&1 ||
+	r="$r kpmc -G fresh failed: $(tail -n 3 $OUT/cg_fresh.txt);"
+f=$(cg_total $OUT/cg_fresh.txt)
+echo "fresh cgroup: $f (loop alone $lt)"
+[ -n "$f" ] && [ -n "$lt" ] && [ "$f" -ge "$lt" ] && [ "$f" -le $((lt + 2000)) ] ||
+	r="$r counted '$f' in the fresh cgroup, loop alone is '$lt' (at most 2,000 more);"
+[ -d $CG/fresh ] && r="$r $CG/fresh was left behind;"
+verdict arm64_cgroup_fresh_for_the_program "$r"
+
+# Refusals, each named: a descriptor that is not a cgroup directory, junk, a
+# path that climbs out; an unprivileged user at paranoid 2 as perf refuses it.
+r=""
+dmesg -c >/dev/null
+(
+	exec 8</proc/kpmc/monitor
+	printf 'pmc1=0x8' >/proc/kpmc/config
+	exec 7</tmp
+	try_write /proc/kpmc/enable "cgroup=7" && echo "ACCEPTED cgroup=7"
+	try_write /proc/kpmc/enable "cgroup=x7" && echo "ACCEPTED cgroup=x7"
+	exec 7<$CG/kt
+	try_write /proc/kpmc/enable "cgroup=7" || echo "REFUSED kt"
+	try_write /proc/kpmc/enable "0" || echo "NOT STOPPED"
+) >$OUT/cg_bad.txt 2>&1
+cat $OUT/cg_bad.txt
+grep -q 'ACCEPTED\|REFUSED\|NOT STOPPED' $OUT/cg_bad.txt && r="$r $(tr '\n' ' ' <$OUT/cg_bad.txt);"
+dmesg | grep -qF "kpmc: enable: 'cgroup=7': not an open directory of the cgroup v2 hierarchy" ||
+	r="$r no dmesg line for a descriptor of /tmp;"
+dmesg | grep -qF "kpmc: enable: 'cgroup=x7': want the number of an open cgroup directory" ||
+	r="$r no dmesg line for cgroup=x7;"
+kpmc -G ../kt -A -c pmc1=0x8 -- true >$OUT/cg_path.txt 2>&1
+[ $? -eq 2 ] && grep -qF "kpmc: -G '../kt': want a cgroup below /sys/fs/cgroup" $OUT/cg_path.txt ||
+	r="$r -G ../kt: $(cat $OUT/cg_path.txt);"
+echo 2 >/proc/sys/kernel/perf_event_paranoid
+"$BIN/runas" 1000 kpmc -G kt -A -c pmc1=0x8 -- "$BIN/loop" 1000 >$OUT/cg_user.txt 2>&1 &&
+	r="$r an unprivileged -G was accepted;"
+grep -qF "perf_event_paranoid is 2: system-wide monitoring needs paranoid <= 0 or CAP_PERFMON" $OUT/cg_user.txt ||
+	r="$r unprivileged -G: $(tail -n 1 $OUT/cg_user.txt);"
+"$BIN/runas" 1000 "$BIN/perfcount" -G $CG/kt "$BIN/loop" 1000 >$OUT/cg_userp.txt 2>&1 &&
+	r="$r perf accepted an unprivileged cgroup event (the rule kpmc follows changed?);"
+echo 0 >/proc/sys/kernel/perf_event_paranoid
+"$BIN/runas" 1000 kpmc -G kt -A -c pmc1=0x8 -- "$BIN/loop" 1000 >$OUT/cg_user0.txt 2>&1 ||
+	r="$r refused at paranoid 0 as perf is not: $(tail -n 1 $OUT/cg_user0.txt);"
+echo 2 >/proc/sys/kernel/perf_event_paranoid
+verdict arm64_cgroup_refusals_named "$r"
+rmdir $CG/kt 2>/dev/null
+rmmod kpmc

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cgwork CGDIR N: known user-mode work inside and outside the cgroup v2
+ * directory CGDIR, for per-cgroup counts (kpmc -G, perf's cgroup events):
+ *   - two processes join CGDIR and spin N and 2N iterations (2N and 4N user
+ *     instructions: spin.h's loop) there;
+ *   - a third spins N outside, is moved into CGDIR by this process while it
+ *     waits on a pipe, spins 3N inside, is moved back while it waits again,
+ *     and spins N outside;
+ *   - this process spins N outside.
+ * Inside: 12N user instructions, plus the few hundred of libc between the
+ * steps. It prints "cgwork inside=12N outside=6N".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "spin.h"
+
+static void put_pid(const char *dir, pid_t pid)
+{
+	char path[512], v[32];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	n = snprintf(v, sizeof(v), "%d", (int)pid);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, v, (size_t)n) != n) {
+		fprintf(stderr, "cgwork: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	close(fd);
+}
+
+/* This process's own cgroup directory ("0::/PATH" of /proc/self/cgroup). */
+static void own_dir(char *out, size_t len)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	if (!f || !fgets(line, sizeof(line), f) || strncmp(line, "0::", 3)) {
+		fprintf(stderr, "cgwork: no cgroup v2 line in /proc/self/cgroup\n");
+		exit(1);
+	}
+	fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	snprintf(out, len, "/sys/fs/cgroup%s", strcmp(line + 3, "/") ? line + 3 : "");
+}
+
+static pid_t joiner(const char *dir, unsigned long n)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		put_pid(dir, 0);
+		spin(n);
+		_exit(0);
+	}
+	return pid;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n;
+	int ready[2], go[2], st, ok = 1;
+	char home[512], c = 'g';
+	pid_t a, b, m;
+
+	if (argc != 3 || !(n = strtoul(argv[2], NULL, 0))) {
+		fprintf(stderr, "usage: cgwork CGDIR N\n");
+		return 2;
+	}
+	own_dir(home, sizeof(home));
+	if (pipe(ready) || pipe(go))
+		return 1;
+	a = joiner(argv[1], n);
+	b = joiner(argv[1], 2 * n);
+	m = fork();
+	if (m == 0) {
+		spin(n);
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		spin(3 * n);
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		spin(n);
+		_exit(0);
+	}
+	if (a < 0 || b < 0 || m < 0)
+		return 1;
+	/* Moved while it waits: it switches in again already moved. */
+	if (read(ready[0], &c, 1) != 1)
+		return 1;
+	put_pid(argv[1], m);
+	if (write(go[1], &c, 1) != 1 || read(ready[0], &c, 1) != 1)
+		return 1;
+	put_pid(home, m);
+	if (write(go[1], &c, 1) != 1)
+		return 1;
+	spin(n);
+	while (waitpid(-1, &st, 0) > 0)
+		ok &= WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	printf("cgwork inside=%lu outside=%lu\n", 12 * n, 6 * n);
+	return ok ? 0 : 1;
+}
