@@ -137,6 +137,8 @@ function added(v) {
 	id = bench SUBSEP tool SUBSEP ctrs
 	if (bench == "pingpong")
 		keep(id, kv($0, "ns_per_round"))
+	else if (bench == "cgswitch")
+		keep(bench SUBSEP tool SUBSEP kv($0, "where"), kv($0, "ns_per_round"))
 	else if (bench == "pingpong_alive") {
 		keep(id SUBSEP kv($0, "alive"), kv($0, "ns_per_round"))
 		alive_n[kv($0, "alive") + 0] = 1
@@ -205,6 +207,22 @@ END {
 			csw[n] = ka / pa
 	}
 	printf "ratio = kpmc added cost / perf added cost (target <= 0.25)\n"
+	if (get("cgswitch" S "none" S "in") != "" || get("cgswitch" S "none" S "out") != "") {
+		printf "\n1c. Counting a cgroup, 1 counter on every CPU (perf: cgroup events, as perf stat -G;\n"
+		printf "    kpmc -G): the ping-pong inside the counted cgroup, and outside it\n"
+		printf "%-9s %10s %10s %10s %14s %14s %8s\n", "ping-pong", "none", "perf", "kpmc",
+		       "perf +/switch", "kpmc +/switch", "ratio"
+		for (w = 1; w <= 2; w++) {
+			where = w == 1 ? "in" : "out"
+			b = get("cgswitch" S "none" S where)
+			p = get("cgswitch" S "perf" S where)
+			k = get("cgswitch" S "kpmc" S where)
+			pa = (p != "" && b != "") ? (p - b) / 2 : ""
+			ka = (k != "" && b != "") ? (k - b) / 2 : ""
+			printf "%-9s %10s %10s %10s %14s %14s %8s\n", where == "in" ? "inside" : "outside",
+			       num(b), num(p), num(k), num(pa), num(ka), ratio(ka, pa)
+		}
+	}
 
 	printf "\n1b. The same, 2 counters, with more monitored threads of the process alive (asleep)\n"
 	printf "%-9s %10s %10s %10s %14s %14s %16s %8s %10s\n", "alive", "none", "perf", "kpmc",

@@ -20,6 +20,8 @@ mkdir -p "$work/bin" "$work/results"
 for p in pingpong spawn spin phases spinners; do
 	${cross}gcc -static $cflags -o "$work/bin/$p" "$top/bench/progs/$p.c" -lpthread
 done
+# perf's cgroup events (section cgswitch): the tests' perf reference program.
+${cross}gcc -static $cflags -o "$work/bin/perfcount" "$top/tests/progs/perfcount.c"
 # selfread measures libkpmc's paths too.
 lib=$top/userland
 ${cross}gcc -static $cflags -I"$top/include" -I"$lib/libkpmc/include" -I"$lib" -o "$work/bin/selfread" \
@@ -47,7 +49,7 @@ boot() {
 		"$top/scripts/boot-guest.sh" arm64 "$work/bench.cpio.gz" "$1" bench 3600
 	echo "bench: guest of $2 CPU(s) ran $(($(date +%s) - start)) s" >&2
 }
-only=${KPMC_BENCH_ONLY:-pingpong,alive,spawn,spin,selfread,mux,muxsweep,muxrot,muxcal,cpus}
+only=${KPMC_BENCH_ONLY:-pingpong,cgswitch,alive,spawn,spin,selfread,mux,muxsweep,muxrot,muxcal,cpus}
 one=$(echo ",$only," | sed 's/,cpus,/,/; s/^,//; s/,$//')
 # The smoke run checks the plumbing only: its one CPU runs the cpus rows of one thread.
 [ "$scale" = smoke ] && one=$only

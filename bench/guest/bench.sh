@@ -9,10 +9,10 @@ mkdir -p $OUT
 
 scale=full
 # kpmc.benchonly=SECTIONS: only those sections (a comma list of pingpong,
-# alive, spawn, spin, selfread, mux, muxsweep, muxrot, muxcal, and cpus, which bench/run.sh runs in a
+# cgswitch, alive, spawn, spin, selfread, mux, muxsweep, muxrot, muxcal, and cpus, which bench/run.sh runs in a
 # boot of 8 CPUs of its own; bench/run.sh's KPMC_BENCH_ONLY), kpmc.benchreps=N:
 # N repetitions, kpmc.benchperiods=P,...: those EBS periods (for iterating).
-only=pingpong,alive,spawn,spin,selfread,mux,muxsweep,muxrot,muxcal periods="10000 100000 1000000 10000000" reps=""
+only=pingpong,cgswitch,alive,spawn,spin,selfread,mux,muxsweep,muxrot,muxcal periods="10000 100000 1000000 10000000" reps=""
 cpus_periods="10000 100000"
 for w in $(cat /proc/cmdline); do
 	case $w in
@@ -91,6 +91,30 @@ while [ $rep -le $REPS ]; do
 		awk -v n=$n -v r=$rep '$4 == "exit" { s += $5; t++ }
 			END { printf "KPMC-BENCH pingpong_counts tool=kpmc ctrs=%d rep=%d threads=%d pmc1_total=%d\n", n, r, t, s }' $OUT/trace.txt
 	done
+
+	# 1c. Counting a cgroup (section cgswitch), one counter on every CPU:
+	# perf's cgroup events (perfcount -G: an event per CPU opened with
+	# PERF_FLAG_PID_CGROUP, as perf stat -G) and kpmc -G, with the ping-pong
+	# inside the counted cgroup, and outside it (every switch stays out:
+	# what counting a cgroup costs the rest of the machine).
+	if want cgswitch; then
+		cg=/sys/fs/cgroup
+		grep -q " $cg cgroup2 " /proc/mounts || mount -t cgroup2 none $cg
+		mkdir -p $cg/bench_in $cg/bench_out
+		in="echo \$\$ >$cg/bench_in/cgroup.procs && exec $BIN/pingpong $ROUNDS 0"
+		cgtag() { sed -n "s/^KPMC-BENCH pingpong /KPMC-BENCH cgswitch tool=$1 where=$2 rep=$rep /p"; sleep 0.2; }
+		sh -c "$in" | cgtag none in
+		$BIN/perfcount -G $cg/bench_in sh -c "$in" | cgtag perf in
+		kpmc -G bench_in -A -c pmc1=0x8 -o $OUT/trace.txt -- sh -c "$in" >$OUT/prog.txt 2>$OUT/kpmc.err ||
+			echo "KPMC-BENCH-ERROR kpmc -G inside: $(tail -n 2 $OUT/kpmc.err)"
+		cgtag kpmc in <$OUT/prog.txt
+		$BIN/pingpong $ROUNDS 0 | cgtag none out
+		$BIN/perfcount -G $cg/bench_out $BIN/pingpong $ROUNDS 0 | cgtag perf out
+		kpmc -G bench_out -A -c pmc1=0x8 -o $OUT/trace.txt -- $BIN/pingpong $ROUNDS 0 >$OUT/prog.txt 2>$OUT/kpmc.err ||
+			echo "KPMC-BENCH-ERROR kpmc -G outside: $(tail -n 2 $OUT/kpmc.err)"
+		cgtag kpmc out <$OUT/prog.txt
+		rmdir $cg/bench_in $cg/bench_out 2>/dev/null
+	fi
 
 	# 1b. The same with more monitored threads alive (asleep): kpmc finds a
 	# switching thread's state among all of them. Compared with no
