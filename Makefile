@@ -14,6 +14,8 @@
 #   make fuzz [OPS=N] [SEED=S] [FUZZ_KERNEL=debug|rt|stock] [FUZZ_CPUS=N]  the stateful fuzzer alone
 #   make bench      one arm64 guest boot: kpmc vs perf vs nothing, tables (bench/run.sh)
 #   make bench-smoke the same driver on tiny inputs (part of make test)
+#   make papi       PAPI (Debian's papi source package) with kpmc's component
+#                   (userland/papi/), libpapi and its utilities in build/papi (doc/papi.md)
 SHELL := /bin/bash
 BUILD := $(CURDIR)/build
 GUEST_ARCHES := arm64 x86_64
@@ -93,6 +95,12 @@ stage: all
 unit:
 	$(MAKE) -C tests/unit OUT=$(BUILD)/unit
 	scripts/run-unit-tests.sh $(BUILD)/unit
+
+# PAPI with kpmc's component built in, for the host (scripts/build-papi.sh,
+# doc/papi.md): build/papi/bin/papi_component_avail etc. Not in make test.
+.PHONY: papi
+papi:
+	scripts/build-papi.sh $(BUILD)/papi
 
 # The CLI's table, CSV and JSON forms of one record stream, checked by python3.
 host-tests: userland

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# make papi: PAPI with kpmc's component, for HPC tools that read counters
+# through PAPI. Debian's libpapi-dev has no internal headers, so the
+# component is built into PAPI itself: Debian bookworm's papi source
+# package (its patches applied) with userland/papi/ as src/components/kpmc,
+# configured --with-components=kpmc (perf_event stays the CPU component),
+# built for this host (amd64): libpapi.so/.a and the utilities
+# papi_component_avail, papi_native_avail, papi_command_line, papi_cost.
+#
+# The source package comes through a deb-src entry of kpmc's own (an apt
+# state under the cache: the host's apt state is never touched), once, into
+# $KPMC_CACHE/papi/src/papi_VERSION-HASH (default ~/.cache/kpmc), HASH being
+# the start of the .dsc's sha256 (the .dsc holds the tarballs' hashes). The
+# tree is unpacked into OUT (default build/papi) and configured once per
+# source package; later runs copy the changed component files in and rebuild
+# what changed. libkpmc (userland/, static) is built into OUT/libkpmc for the
+# component to link.
+#   scripts/build-papi.sh [OUT]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$root/build/papi}
+cache=${KPMC_CACHE:-$HOME/.cache/kpmc}/papi
+suite=bookworm
+# Every compile here shares the machine with test runs: one job, lowest priority.
+run_low() { nice -n 19 "$@"; }
+
+# --- The source package, by its hash ---------------------------------------
+apt_state=$cache/apt
+mirror=$(sed -n 's/^URIs: //p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)
+mirror=${mirror:-http://deb.debian.org/debian}
+o="-o Dir::Etc::sourcelist=$apt_state/sources.list -o Dir::Etc::sourceparts=/nonexistent"
+o="$o -o Dir::State::Lists=$apt_state/lists -o Dir::Cache=$apt_state/cache"
+want="deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main"
+mkdir -p "$apt_state/lists/partial" "$apt_state/cache/archives/partial"
+exec 9>"$cache/lock"
+flock 9
+# The lists, made and refreshed daily as scripts/apt-extra.sh does.
+if [ "$(cat "$apt_state/sources.list" 2>/dev/null)" != "$want" ] ||
+	[ -z "$(find "$apt_state/updated" -mmin -1440 2>/dev/null)" ]; then
+	echo "$want" >"$apt_state/sources.list"
+	# shellcheck disable=SC2086
+	apt-get $o update -q >&2 || { echo "build-papi: apt-get update (deb-src $suite) failed" >&2; exit 1; }
+	touch "$apt_state/updated"
+fi
+# shellcheck disable=SC2086
+showsrc=$(apt-cache $o showsrc papi)
+version=$(sed -n 's/^Version: //p' <<<"$showsrc" | head -n1)
+dsc_sha=$(awk '/^Checksums-Sha256:/ { on = 1; next } on && /^ / && $3 ~ /\.dsc$/ { print $1; exit } /^[^ ]/ { on = 0 }' <<<"$showsrc")
+[ -n "$version" ] && [ -n "$dsc_sha" ] || { echo "build-papi: no papi source package in $suite's lists" >&2; exit 1; }
+key=${dsc_sha:0:16}
+src=$cache/src/papi_$version-$key
+if [ ! -f "$src/.kpmc-done" ]; then
+	rm -rf "$src"
+	mkdir -p "$src"
+	# shellcheck disable=SC2086
+	(cd "$src" && apt-get $o source --download-only -q "papi=$version" >&2)
+	dsc=$(ls "$src"/*.dsc)
+	got=$(sha256sum "$dsc" | cut -d' ' -f1)
+	[ "$got" = "$dsc_sha" ] || { echo "build-papi: $dsc: sha256 $got, the index says $dsc_sha" >&2; exit 1; }
+	touch "$src/.kpmc-done"
+fi
+exec 9>&-
+echo "build-papi: papi $version (dsc sha256 $dsc_sha) from $src" >&2
+
+# --- The tree, unpacked and configured once per source package -------------
+upstream=${version%-*}
+tree=$out/papi-$upstream
+pfm_libdir=/usr/lib/$(gcc -print-multiarch)
+configure_args=(--with-components=kpmc --with-static-lib=yes --with-shared-lib=yes
+	--with-shlib-tools --with-perf-events --with-pfm-incdir=/usr/include
+	--with-pfm-libdir="$pfm_libdir" --prefix="$out/install")
+stamp="$key ${configure_args[*]}"
+mkdir -p "$out"
+if [ "$(cat "$out/.kpmc-configured" 2>/dev/null)" != "$stamp" ]; then
+	rm -rf "$tree" "$out/.kpmc-configured"
+	dpkg-source -x "$(ls "$src"/*.dsc)" "$tree" >&2
+fi
+
+# libkpmc for the component: the repository's own library, static, -fPIC.
+run_low make -j1 --no-print-directory -C "$root/userland" OUT="$out/libkpmc" CC=gcc "$out/libkpmc/libkpmc.a" >&2
+
+# The component: only files that changed are copied (their times drive make).
+comp=$tree/src/components/kpmc
+mkdir -p "$comp"
+for f in "$root"/userland/papi/*; do
+	cmp -s "$f" "$comp/${f##*/}" || cp "$f" "$comp/"
+done
+paths=$(printf 'KPMC_TREE := %s\nKPMC_LIBKPMC_A := %s\n' "$root" "$out/libkpmc/libkpmc.a")
+[ "$(cat "$comp/kpmc_paths.mk" 2>/dev/null)" = "$paths" ] || echo "$paths" >"$comp/kpmc_paths.mk"
+
+if [ ! -f "$out/.kpmc-configured" ]; then
+	(cd "$tree/src" && run_low ./configure "${configure_args[@]}" >"$out/configure.log" 2>&1) ||
+		{ tail -n 30 "$out/configure.log" >&2; echo "build-papi: configure failed ($out/configure.log)" >&2; exit 1; }
+	echo "$stamp" >"$out/.kpmc-configured"
+fi
+
+# libpapi (static and shared; its link takes libkpmc.a) and the utilities.
+(cd "$tree/src" && run_low make -j1 utils) >"$out/build.log" 2>&1 ||
+	{ tail -n 40 "$out/build.log" >&2; echo "build-papi: build failed ($out/build.log)" >&2; exit 1; }
+# Debian's build drops the rpath (for-debian-no-rpath.patch): OUT/bin/UTIL
+# runs the utility with this tree's libpapi.so.
+mkdir -p "$out/bin"
+for u in papi_component_avail papi_native_avail papi_command_line papi_cost papi_avail; do
+	printf '#!/bin/sh\nLD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} exec %s "$@"\n' \
+		"$tree/src" "$tree/src/utils/$u" >"$out/bin/$u"
+	chmod +x "$out/bin/$u"
+done
+echo "build-papi: $out/bin (libpapi in $tree/src)" >&2

@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * PAPI's kpmc component: the calling thread's counters through the kpmc
+ * kernel module (kpmc:::EVENT). Each thread that starts an event set opens
+ * its own kpmc session (/proc/kpmc/monitor: kpmc sessions are per thread,
+ * as PAPI's counting is), writes the event set's configuration
+ * (papi_kpmc_plan.c) and enables counting of itself; reads go through
+ * libkpmc's read path (its mapped counter page where the kernel grants user
+ * reads, read() of /proc/kpmc/self otherwise). More events than counters:
+ * kpmc event sets that the kernel rotates (PAPI_set_multiplex), each
+ * event's count scaled by the thread's on-CPU time over its set's.
+ * The /proc/kpmc requests and their refusals' reasons are kpmc's own client
+ * (common/kpmc_proc.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "papi.h"
+#include "papi_internal.h"
+#include "papi_vector.h"
+#include "papi_memory.h"
+
+#include "common/kpmc_proc.h"
+#include "libkpmc/libkpmc_internal.h"
+#include "papi_kpmc_events.h"
+#include "papi_kpmc_plan.h"
+
+papi_vector_t _kpmc_vector;
+
+/* A thread's state: its kpmc session, opened at its first start. */
+struct kpmc_papi_context {
+	int monitor_fd;				/* -1: none yet */
+	struct kpmc_papi_control *counting;	/* the event set counting now, or NULL */
+};
+
+/* An event set's state. */
+struct kpmc_papi_control {
+	unsigned int nr_events;
+	unsigned int event[KPMC_PAPI_MAX_EVENTS];	/* native codes, in PAPI's positions */
+	int domain;
+	int multiplexed;
+	unsigned int mux_ms;
+	struct kpmc_papi_plan plan;
+	int running;
+	struct kpmc_counts base;		/* the counts at the start or the last reset */
+	long long values[KPMC_PAPI_MAX_EVENTS];
+};
+
+/* kpmc's registers are its configuration: PAPI's per-event ones hold nothing. */
+struct kpmc_papi_register {
+	unsigned int unused;
+};
+
+static struct kpmc_papi_pmu pmu;
+
+/* The component off, with why (papi_component_avail shows it). */
+static int disable(int retval, const char *reason)
+{
+	snprintf(_kpmc_vector.cmp_info.disabled_reason, PAPI_MAX_STR_LEN, "%s", reason);
+	_kpmc_vector.cmp_info.disabled = retval;
+	return retval;
+}
+
+static int _kpmc_init_component(int cidx)
+{
+	char why[PAPI_MAX_STR_LEN];
+	unsigned int mpx;
+
+	_kpmc_vector.cmp_info.CmpIdx = cidx;
+	if (!kpmc_proc_present())
+		return disable(PAPI_ENOSUPP, "kpmc module not loaded (" KPMC_PROC_DIR " missing)");
+	if (access(KPMC_PROC_INFO, R_OK)) {
+		snprintf(why, sizeof(why), "kpmc: " KPMC_PROC_INFO " not readable: %s", strerror(errno));
+		return disable(PAPI_EPERM, why);
+	}
+	if (kpmc_papi_pmu_read(&pmu)) {
+		snprintf(why, sizeof(why), "kpmc reports no usable PMU (backend '%s')", pmu.backend);
+		return disable(PAPI_ENOSUPP, why);
+	}
+	if (kpmc_papi_events_load(&pmu, why, sizeof(why)))
+		return disable(PAPI_ENOSUPP, why);
+	mpx = pmu.layout.nr_counters * KPMC_MAX_SETS;
+	_kpmc_vector.cmp_info.num_cntrs = (int)pmu.layout.nr_counters;
+	_kpmc_vector.cmp_info.num_mpx_cntrs = (int)(mpx < KPMC_PAPI_MAX_EVENTS ? mpx : KPMC_PAPI_MAX_EVENTS);
+	_kpmc_vector.cmp_info.num_native_events = (int)kpmc_papi_events_count();
+	_kpmc_vector.cmp_info.disabled = PAPI_OK;
+	return PAPI_OK;
+}
+
+static int _kpmc_shutdown_component(void)
+{
+	kpmc_papi_events_free();
+	return PAPI_OK;
+}
+
+static int _kpmc_init_thread(hwd_context_t *ctx)
+{
+	struct kpmc_papi_context *c = ctx;
+
+	c->monitor_fd = -1;
+	c->counting = NULL;
+	return PAPI_OK;
+}
+
+static int _kpmc_init_control_state(hwd_control_state_t *ctl)
+{
+	struct kpmc_papi_control *k = ctl;
+
+	memset(k, 0, sizeof(*k));
+	k->domain = _kpmc_vector.cmp_info.default_domain;
+	k->mux_ms = KPMC_PAPI_DEFAULT_MUX_MS;
+	return PAPI_OK;
+}
+
+/* The plan for the event set's events, domain and multiplexing as they are now. */
+static int replan(struct kpmc_papi_control *k)
+{
+	struct kpmc_papi_event_ref ref[KPMC_PAPI_MAX_EVENTS];
+	const struct kpmc_papi_event *e;
+	char why[256];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < k->nr_events; i++) {
+		e = kpmc_papi_event(k->event[i]);
+		if (!e)
+			return PAPI_ENOEVNT;
+		ref[i].pfm_name = e->pfm_name;
+		ref[i].has_code = e->has_code;
+		ref[i].code = e->code;
+	}
+	ret = kpmc_papi_plan_make(&pmu, ref, k->nr_events, !!(k->domain & PAPI_DOM_USER),
+				  !!(k->domain & (PAPI_DOM_KERNEL | PAPI_DOM_SUPERVISOR)),
+				  k->multiplexed, k->mux_ms, &k->plan, why, sizeof(why));
+	if (ret == KPMC_PAPI_PLAN_OK)
+		return PAPI_OK;
+	SUBDBG("kpmc: %s\n", why);
+	return ret == KPMC_PAPI_PLAN_UNKNOWN ? PAPI_ENOEVNT : PAPI_ECNFLCT;
+}
+
+static int _kpmc_update_control_state(hwd_control_state_t *ctl, NativeInfo_t *native, int count,
+				      hwd_context_t *ctx)
+{
+	struct kpmc_papi_control *k = ctl;
+	int i;
+
+	(void)ctx;
+	if (count < 0 || count > KPMC_PAPI_MAX_EVENTS)
+		return PAPI_ECNFLCT;
+	k->nr_events = (unsigned int)count;
+	for (i = 0; i < count; i++) {
+		k->event[i] = (unsigned int)native[i].ni_event;
+		native[i].ni_position = i;
+	}
+	return replan(k);
+}
+
+/* A refusal of kpmc's as PAPI's error, its reason in PAPI's error output. */
+static int kpmc_error(const char *what, int err, const char *why)
+{
+	PAPIERROR("kpmc: %s: %s", what, why);
+	if (err == -EACCES || err == -EPERM)
+		return PAPI_EPERM;
+	if (err == -EBUSY)
+		return PAPI_ECNFLCT;
+	return PAPI_ESYS;
+}
+
+/* The thread's counts; with several sets through read(), which has each set's time. */
+static int read_now(const struct kpmc_papi_control *k, struct kpmc_counts *now)
+{
+	int err = k->plan.nr_sets > 1 ? kpmc_lib_read(now, 1) : kpmc_read(now);
+
+	if (err)
+		PAPIERROR("kpmc: reading the thread's counts: %s", strerror(-err));
+	return err ? PAPI_ESYS : PAPI_OK;
+}
+
+/*
+ * Each event's count since the base: its set's count scaled by the
+ * thread's on-CPU time over the set's when sets rotate. A read that has
+ * no per-set times (KPMC_READ_PATH=fast forces the page) gives the counts
+ * unscaled.
+ */
+static void values_since_base(struct kpmc_papi_control *k, const struct kpmc_counts *now)
+{
+	const struct kpmc_counts *b = &k->base;
+	unsigned int i, s, p;
+
+	for (i = 0; i < k->nr_events; i++) {
+		s = k->plan.set_of[i];
+		p = k->plan.pmc_of[i];
+		if (k->plan.nr_sets < 2 || now->nr_sets <= s || b->nr_sets <= s) {
+			k->values[i] = (long long)(now->counts[p] - b->counts[p]);
+		} else {
+			uint64_t count = now->sets[s].counts[p] - b->sets[s].counts[p];
+			uint64_t set_ns = now->sets[s].run_ns - b->sets[s].run_ns;
+			uint64_t all_ns = now->run_ns - b->run_ns;
+
+			k->values[i] = set_ns ? (long long)((double)count * (double)all_ns / (double)set_ns + 0.5) : 0;
+		}
+	}
+}
+
+/* Records the thread's session holds (rotations, a detach): not used, taken so the ring keeps room. */
+static void drain_session(const struct kpmc_papi_context *c)
+{
+	struct kpmc_record rec[16];
+
+	while (c->monitor_fd >= 0 && read(c->monitor_fd, rec, sizeof(rec)) > 0)
+		;
+}
+
+static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	struct kpmc_papi_context *c = ctx;
+	struct kpmc_papi_control *k = ctl;
+	char why[256];
+	int err;
+
+	if (c->counting)
+		return PAPI_EISRUN;
+	if (c->monitor_fd < 0) {
+		c->monitor_fd = kpmc_proc_open("monitor", O_RDONLY | O_NONBLOCK);
+		if (c->monitor_fd < 0) {
+			kpmc_proc_reason(-c->monitor_fd, why, sizeof(why));
+			err = c->monitor_fd;
+			c->monitor_fd = -1;
+			return kpmc_error(KPMC_PROC_DIR "/monitor", err, why);
+		}
+	}
+	err = kpmc_proc_write("config", k->plan.config, why, sizeof(why));
+	if (err == -EBUSY) {
+		/*
+		 * Counting already: a thread created by a counting thread
+		 * counts for its creator's session. It stops that, to count
+		 * its own event set in its own session.
+		 */
+		kpmc_proc_write("enable", "0", why, sizeof(why));
+		err = kpmc_proc_write("config", k->plan.config, why, sizeof(why));
+	}
+	if (err)
+		return kpmc_error("configuration refused", err, why);
+	err = kpmc_proc_write("enable", "1", why, sizeof(why));
+	if (err)
+		return kpmc_error("enable refused", err, why);
+	err = read_now(k, &k->base);
+	if (err) {
+		kpmc_proc_write("enable", "0", why, sizeof(why));
+		return err;
+	}
+	memset(k->values, 0, sizeof(k->values));
+	k->running = 1;
+	c->counting = k;
+	return PAPI_OK;
+}
+
+static int _kpmc_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	struct kpmc_papi_context *c = ctx;
+	struct kpmc_papi_control *k = ctl;
+	struct kpmc_counts now;
+	char why[256];
+	int ret = PAPI_OK, err;
+
+	if (!k->running)
+		return PAPI_OK;
+	/* The last counts first: a thread that stops counting has none to read. */
+	if (read_now(k, &now) == PAPI_OK)
+		values_since_base(k, &now);
+	else
+		ret = PAPI_ESYS;
+	err = kpmc_proc_write("enable", "0", why, sizeof(why));
+	if (err && ret == PAPI_OK)
+		ret = kpmc_error("stop refused", err, why);
+	drain_session(c);
+	k->running = 0;
+	if (c->counting == k)
+		c->counting = NULL;
+	return ret;
+}
+
+static int _kpmc_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long **events, int flags)
+{
+	struct kpmc_papi_control *k = ctl;
+	struct kpmc_counts now;
+	int ret;
+
+	(void)flags;
+	if (k->running) {
+		ret = read_now(k, &now);
+		if (ret != PAPI_OK)
+			return ret;
+		values_since_base(k, &now);
+		/* A rotation is a record in the session's ring. */
+		if (k->plan.nr_sets > 1)
+			drain_session(ctx);
+	}
+	*events = k->values;
+	return PAPI_OK;
+}
+
+static int _kpmc_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	struct kpmc_papi_control *k = ctl;
+
+	(void)ctx;
+	memset(k->values, 0, sizeof(k->values));
+	return k->running ? read_now(k, &k->base) : PAPI_OK;
+}
+
+static int _kpmc_shutdown_thread(hwd_context_t *ctx)
+{
+	struct kpmc_papi_context *c = ctx;
+	char why[256];
+
+	if (c->counting) {
+		kpmc_proc_write("enable", "0", why, sizeof(why));
+		c->counting->running = 0;
+		c->counting = NULL;
+	}
+	if (c->monitor_fd >= 0)
+		close(c->monitor_fd);
+	c->monitor_fd = -1;
+	return PAPI_OK;
+}
+
+static int set_domain(struct kpmc_papi_control *k, int domain)
+{
+	int old = k->domain, ret;
+
+	if (!(domain & (PAPI_DOM_USER | PAPI_DOM_KERNEL | PAPI_DOM_SUPERVISOR)))
+		return PAPI_EINVAL;
+	k->domain = domain;
+	ret = replan(k);
+	if (ret != PAPI_OK) {
+		k->domain = old;
+		replan(k);
+	}
+	return ret;
+}
+
+static int _kpmc_set_domain(hwd_control_state_t *ctl, int domain)
+{
+	return set_domain(ctl, domain);
+}
+
+static int _kpmc_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
+{
+	struct kpmc_papi_control *k;
+	unsigned long ms;
+	int ret;
+
+	(void)ctx;
+	switch (code) {
+	case PAPI_MULTIPLEX:
+		k = option->multiplex.ESI->ctl_state;
+		/* kpmc rotates sets in whole ms of the thread's on-CPU time. */
+		ms = option->multiplex.ns / 1000000;
+		k->mux_ms = ms ? (unsigned int)ms : KPMC_PAPI_DEFAULT_MUX_MS;
+		option->multiplex.ns = (unsigned long)k->mux_ms * 1000000;
+		k->multiplexed = 1;
+		ret = replan(k);
+		if (ret != PAPI_OK)
+			k->multiplexed = 0;
+		return ret;
+	case PAPI_DOMAIN:
+		return set_domain(option->domain.ESI->ctl_state, option->domain.domain);
+	case PAPI_GRANUL:
+		return option->granularity.granularity == PAPI_GRN_THR ? PAPI_OK : PAPI_EINVAL;
+	default:
+		/* Attach, CPU attach, inheritance: doc/papi.md says what they need. */
+		return PAPI_ENOSUPP;
+	}
+}
+
+static int _kpmc_ntv_enum_events(unsigned int *code, int modifier)
+{
+	unsigned int n = kpmc_papi_events_count();
+
+	switch (modifier) {
+	case PAPI_ENUM_FIRST:
+		if (!n)
+			return PAPI_ENOEVNT;
+		*code = 0;
+		return PAPI_OK;
+	case PAPI_ENUM_EVENTS:
+		if (*code + 1 >= n)
+			return PAPI_ENOEVNT;
+		(*code)++;
+		return PAPI_OK;
+	default:
+		/* No unit masks listed apart: EVENT:UMASK is taken by name. */
+		return PAPI_ENOEVNT;
+	}
+}
+
+static int _kpmc_ntv_name_to_code(const char *name, unsigned int *code)
+{
+	char why[256];
+
+	if (kpmc_papi_event_lookup(&pmu, name, code, why, sizeof(why))) {
+		SUBDBG("kpmc: %s\n", why);
+		return PAPI_ENOEVNT;
+	}
+	return PAPI_OK;
+}
+
+/* A native event's name (descr 0) or description into PAPI's buffer. */
+static int event_text(unsigned int code, int descr, char *buf, int len)
+{
+	const struct kpmc_papi_event *e = kpmc_papi_event(code);
+
+	if (!e || len < 1)
+		return PAPI_ENOEVNT;
+	snprintf(buf, (size_t)len, "%s", descr ? e->descr : e->name);
+	return PAPI_OK;
+}
+
+static int _kpmc_ntv_code_to_name(unsigned int code, char *name, int len)
+{
+	return event_text(code, 0, name, len);
+}
+
+static int _kpmc_ntv_code_to_descr(unsigned int code, char *descr, int len)
+{
+	return event_text(code, 1, descr, len);
+}
+
+static int _kpmc_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
+{
+	const struct kpmc_papi_event *e = kpmc_papi_event(code);
+
+	if (!e)
+		return PAPI_ENOEVNT;
+	snprintf(info->symbol, sizeof(info->symbol), "%s", e->name);
+	snprintf(info->long_descr, sizeof(info->long_descr), "%s", e->descr);
+	/* Cut to PAPI's short field. */
+	snprintf(info->short_descr, sizeof(info->short_descr), "%.*s",
+		 (int)sizeof(info->short_descr) - 1, e->descr);
+	info->component_index = _kpmc_vector.cmp_info.CmpIdx;
+	return PAPI_OK;
+}
+
+papi_vector_t _kpmc_vector = {
+	.cmp_info = {
+		.name = "kpmc",
+		.short_name = "kpmc",
+		.description = "per-thread counters of the kpmc kernel module (/proc/kpmc)",
+		.version = "0.1",
+		.support_version = "n/a",
+		.kernel_version = "n/a",
+		.default_domain = PAPI_DOM_USER,
+		.available_domains = PAPI_DOM_USER | PAPI_DOM_KERNEL,
+		.default_granularity = PAPI_GRN_THR,
+		.available_granularities = PAPI_GRN_THR,
+		.hardware_intr_sig = PAPI_INT_SIGNAL,
+		/* kpmc rotates event sets itself (PAPI_set_multiplex). */
+		.kernel_multiplex = 1,
+	},
+	.size = {
+		.context = sizeof(struct kpmc_papi_context),
+		.control_state = sizeof(struct kpmc_papi_control),
+		.reg_value = sizeof(struct kpmc_papi_register),
+		.reg_alloc = sizeof(struct kpmc_papi_register),
+	},
+	.init_component = _kpmc_init_component,
+	.shutdown_component = _kpmc_shutdown_component,
+	.init_thread = _kpmc_init_thread,
+	.shutdown_thread = _kpmc_shutdown_thread,
+	.init_control_state = _kpmc_init_control_state,
+	.update_control_state = _kpmc_update_control_state,
+	.start = _kpmc_start,
+	.stop = _kpmc_stop,
+	.read = _kpmc_read,
+	.reset = _kpmc_reset,
+	.ctl = _kpmc_ctl,
+	.set_domain = _kpmc_set_domain,
+	.ntv_enum_events = _kpmc_ntv_enum_events,
+	.ntv_name_to_code = _kpmc_ntv_name_to_code,
+	.ntv_code_to_name = _kpmc_ntv_code_to_name,
+	.ntv_code_to_descr = _kpmc_ntv_code_to_descr,
+	.ntv_code_to_info = _kpmc_ntv_code_to_info,
+};
