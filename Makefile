@@ -15,7 +15,8 @@
 #   make bench      one arm64 guest boot: kpmc vs perf vs nothing, tables (bench/run.sh)
 #   make bench-smoke the same driver on tiny inputs (part of make test)
 #   make papi       PAPI (Debian's papi source package) with kpmc's component
-#                   (userland/papi/), libpapi and its utilities in build/papi (doc/papi.md)
+#                   (userland/papi/), libpapi and its utilities in build/papi (doc/papi.md);
+#                   make papi-arm64: the same cross-built for the arm64 guest (build/papi-arm64)
 SHELL := /bin/bash
 BUILD := $(CURDIR)/build
 GUEST_ARCHES := arm64 x86_64
@@ -96,11 +97,14 @@ unit:
 	$(MAKE) -C tests/unit OUT=$(BUILD)/unit
 	scripts/run-unit-tests.sh $(BUILD)/unit
 
-# PAPI with kpmc's component built in, for the host (scripts/build-papi.sh,
-# doc/papi.md): build/papi/bin/papi_component_avail etc. Not in make test.
-.PHONY: papi
+# PAPI with kpmc's component built in (scripts/build-papi.sh, doc/papi.md):
+# for the host, build/papi/bin/papi_component_avail etc.; for the arm64
+# guest, build/papi-arm64. Not in make test.
+.PHONY: papi papi-arm64
 papi:
-	scripts/build-papi.sh $(BUILD)/papi
+	scripts/build-papi.sh amd64 $(BUILD)/papi
+papi-arm64:
+	scripts/build-papi.sh arm64 $(BUILD)/papi-arm64
 
 # The CLI's table, CSV and JSON forms of one record stream, checked by python3.
 host-tests: userland

@@ -4,8 +4,10 @@
 # component is built into PAPI itself: Debian bookworm's papi source
 # package (its patches applied) with userland/papi/ as src/components/kpmc,
 # configured --with-components=kpmc (perf_event stays the CPU component),
-# built for this host (amd64): libpapi.so/.a and the utilities
-# papi_component_avail, papi_native_avail, papi_command_line, papi_cost.
+# built for ARCH: amd64 (this host, the default) or arm64 (cross, with the
+# aarch64-linux-gnu toolchain the guests' programs are built with, and
+# libpfm4-dev:arm64): libpapi.so/.a and the utilities papi_component_avail,
+# papi_native_avail, papi_command_line, papi_cost in OUT/bin.
 #
 # The source package comes through a deb-src entry of kpmc's own (an apt
 # state under the cache: the host's apt state is never touched), once, into
@@ -15,10 +17,22 @@
 # source package; later runs copy the changed component files in and rebuild
 # what changed. libkpmc (userland/, static) is built into OUT/libkpmc for the
 # component to link.
-#   scripts/build-papi.sh [OUT]
+#   scripts/build-papi.sh [ARCH [OUT]]   (OUT: build/papi, build/papi-arm64)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$root/build/papi}
+arch=${1:-amd64}
+case $arch in
+amd64) out=${2:-$root/build/papi} cc=gcc triplet=$(gcc -print-multiarch) cross=() ;;
+arm64)
+	out=${2:-$root/build/papi-arm64} cc=aarch64-linux-gnu-gcc triplet=aarch64-linux-gnu
+	# configure cannot run test programs for another architecture: what
+	# it would find on an arm64 Linux is said (the same as it finds here).
+	cross=(--host=aarch64-linux-gnu --with-arch=aarch64 --with-CPU=arm --with-ffsll
+		--with-walltimer=clock_realtime --with-virtualtimer=clock_thread_cputime_id
+		--with-tls=__thread)
+	;;
+*) echo "build-papi: ARCH is amd64 or arm64, not $arch" >&2; exit 2 ;;
+esac
 cache=${KPMC_CACHE:-$HOME/.cache/kpmc}/papi
 suite=bookworm
 # Every compile here shares the machine with test runs: one job, lowest priority.
@@ -65,10 +79,9 @@ echo "build-papi: papi $version (dsc sha256 $dsc_sha) from $src" >&2
 # --- The tree, unpacked and configured once per source package -------------
 upstream=${version%-*}
 tree=$out/papi-$upstream
-pfm_libdir=/usr/lib/$(gcc -print-multiarch)
 configure_args=(--with-components=kpmc --with-static-lib=yes --with-shared-lib=yes
 	--with-shlib-tools --with-perf-events --with-pfm-incdir=/usr/include
-	--with-pfm-libdir="$pfm_libdir" --prefix="$out/install")
+	--with-pfm-libdir="/usr/lib/$triplet" --prefix="$out/install" "${cross[@]}" CC="$cc")
 stamp="$key ${configure_args[*]}"
 mkdir -p "$out"
 if [ "$(cat "$out/.kpmc-configured" 2>/dev/null)" != "$stamp" ]; then
@@ -77,7 +90,7 @@ if [ "$(cat "$out/.kpmc-configured" 2>/dev/null)" != "$stamp" ]; then
 fi
 
 # libkpmc for the component: the repository's own library, static, -fPIC.
-run_low make -j1 --no-print-directory -C "$root/userland" OUT="$out/libkpmc" CC=gcc "$out/libkpmc/libkpmc.a" >&2
+run_low make -j1 --no-print-directory -C "$root/userland" OUT="$out/libkpmc" CC="$cc" "$out/libkpmc/libkpmc.a" >&2
 
 # The component: only files that changed are copied (their times drive make).
 comp=$tree/src/components/kpmc
@@ -95,14 +108,14 @@ if [ ! -f "$out/.kpmc-configured" ]; then
 fi
 
 # libpapi (static and shared; its link takes libkpmc.a) and the utilities.
-(cd "$tree/src" && run_low make -j1 utils) >"$out/build.log" 2>&1 ||
+# F77 empty: the Fortran wrappers are C, and no Fortran test library is
+# wanted (there is no aarch64 gfortran here).
+(cd "$tree/src" && run_low make -j1 F77= utils) >"$out/build.log" 2>&1 ||
 	{ tail -n 40 "$out/build.log" >&2; echo "build-papi: build failed ($out/build.log)" >&2; exit 1; }
-# Debian's build drops the rpath (for-debian-no-rpath.patch): OUT/bin/UTIL
-# runs the utility with this tree's libpapi.so.
+# The utilities' runpath is the tree (its libpapi.so); elsewhere, as in a
+# guest, libpapi.so.7.0 and libpfm.so.4 go beside them or in LD_LIBRARY_PATH.
 mkdir -p "$out/bin"
 for u in papi_component_avail papi_native_avail papi_command_line papi_cost papi_avail; do
-	printf '#!/bin/sh\nLD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} exec %s "$@"\n' \
-		"$tree/src" "$tree/src/utils/$u" >"$out/bin/$u"
-	chmod +x "$out/bin/$u"
+	ln -sfn "$tree/src/utils/$u" "$out/bin/$u"
 done
 echo "build-papi: $out/bin (libpapi in $tree/src)" >&2
