@@ -38,11 +38,7 @@ static void copy_span(char *dst, size_t len, const char *s, size_t n)
 	dst[n] = '\0';
 }
 
-/*
- * One line of kpmc -L: "PMU::NAME  [0xCODE] DESCRIPTION"; '#' lines are
- * headings. Into *e; 0, or -1 for a line that names no event.
- */
-static int parse_list_line(const char *line, struct kpmc_papi_event *e)
+int kpmc_papi_event_parse(const char *line, struct kpmc_papi_event *e)
 {
 	const char *end, *bare, *p;
 	char *code_end;
@@ -102,7 +98,7 @@ int kpmc_papi_events_load(const struct kpmc_papi_pmu *pmu, char *err, size_t len
 	}
 	/* A name two PMUs' tables share is the first PMU's (libpfm4's order). */
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (!parse_list_line(line, &e) && !find(e.name))
+		if (!kpmc_papi_event_parse(line, &e) && !find(e.name))
 			table[nr_events++] = e;
 	free(text);
 	if (!nr_events) {

@@ -28,6 +28,13 @@ struct kpmc_papi_event {
 };
 
 /*
+ * One line of kpmc -L: "PMU::NAME  [0xCODE] DESCRIPTION" (the code on
+ * arm64); '#' lines are headings. Into *e: 0, or -1 for a line that names
+ * no event.
+ */
+int kpmc_papi_event_parse(const char *line, struct kpmc_papi_event *e);
+
+/*
  * The list for pmu (the module loaded): 0, or -1 with the reason in err
  * (no memory, or no event at all).
  */
