@@ -4,7 +4,9 @@
  * PAPI event set packed into kpmc event sets and written as the raw
  * configuration (papi_kpmc_plan.c), and its native events from kpmc -L's
  * lines (papi_kpmc_events.c). On libpfm4's Zen 4 table, forced, as the AMD
- * backend's "pmu:" line picks it: the same codes on any machine.
+ * backend's "pmu:" line picks it: the same codes on any machine; and on the
+ * arm64 guests' PMU by the codes kpmc -L lists there, each configuration
+ * held to the kernel's own parser (config_parse.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "kpmc/config.h"
 #include "papi/papi_kpmc_events.h"
 #include "papi/papi_kpmc_plan.h"
 
@@ -83,7 +86,7 @@ static void test_more_events_than_counters(void **state)
 	assert_int_equal(kpmc_papi_plan_make(&pmu, ev, 8, 1, 0, 0, 0, &plan, err, sizeof(err)),
 			 KPMC_PAPI_PLAN_CONFLICT);
 	assert_non_null(strstr(err, "multiplex"));
-	/* Multiplexed: a second set, rotating every 5 ms. */
+	/* Multiplexed: a second set, each set's slice 5 ms. */
 	assert_int_equal(kpmc_papi_plan_make(&pmu, ev, 8, 1, 0, 1, 5, &plan, err, sizeof(err)),
 			 KPMC_PAPI_PLAN_OK);
 	assert_int_equal(plan.nr_sets, 2);
@@ -92,7 +95,7 @@ static void test_more_events_than_counters(void **state)
 		assert_int_equal(plan.pmc_of[i], i < 6 ? i : i - 6);
 	}
 	assert_string_equal(strchr(plan.config, ';'),
-			    ";pmc0=0xc2,usr0=1,os0=0,pmc1=0xc3,usr1=1,os1=0");
+			    ";pmc0=0xc2,usr0=1,os0=0,pmc1=0xc3,usr1=1,os1=0,mux=5");
 	assert_non_null(strstr(plan.config, "os5=0,mux=5;"));
 	/* Four sets of six at the most. */
 	refs(ev, 24, four, 4);
@@ -123,6 +126,55 @@ static void test_unknown_and_listed_code(void **state)
 	assert_int_equal(kpmc_papi_plan_make(&pmu, ev, 1, 1, 0, 0, 0, &plan, err, sizeof(err)),
 			 KPMC_PAPI_PLAN_OK);
 	assert_string_equal(plan.config, "pmc0=0x123,usr0=1,os0=0");
+}
+
+/* The QEMU cortex-a57 of the arm64 guests: the fixed cycle counter and 6 event counters. */
+static struct kpmc_pmu_desc guest_pmu = {
+	.model = "cortex-a57",
+	.nr_fixed = 1,
+	.nr_counters = 7,
+	.width = { 64, 32, 32, 32, 32, 32, 32 },
+	.fixed_event = { 0x11 },
+	.fixed_name = { "cycles" },
+};
+
+static void test_arm64_guest_sets(void **state)
+{
+	/* kpmc -L's names there, which libpfm4 here does not know: counted by their codes. */
+	static const uint64_t codes[] = { 0x08, 0x11, 0x01, 0x02, 0x03, 0x04, 0x05, 0x10, 0x12 };
+	struct kpmc_papi_event_ref ev[9];
+	struct kpmc_config_sets parsed;
+	struct kpmc_papi_pmu pmu;
+	struct kpmc_papi_plan plan;
+	char err[256];
+	unsigned int i;
+
+	(void)state;
+	memset(&pmu, 0, sizeof(pmu));
+	snprintf(pmu.backend, sizeof(pmu.backend), "arm64-pmuv3");
+	pmu.layout.nr_counters = 7;
+	pmu.layout.nr_fixed = 1;
+	pmu.layout.fixed_event[0] = 0x11;
+	for (i = 0; i < 9; i++)
+		ev[i] = (struct kpmc_papi_event_ref){ .pfm_name = "armv8_pmuv3::EVENT", .has_code = 1,
+						      .code = codes[i] };
+	assert_int_equal(kpmc_papi_plan_make(&pmu, ev, 9, 1, 0, 1, 20, &plan, err, sizeof(err)),
+			 KPMC_PAPI_PLAN_OK);
+	/* Cycles on the fixed counter; six events beside it; the last two in a second set. */
+	assert_int_equal(plan.nr_sets, 2);
+	assert_int_equal(plan.pmc_of[1], 0);
+	assert_int_equal(plan.pmc_of[0], 1);
+	assert_int_equal(plan.set_of[6], 0);
+	assert_int_equal(plan.pmc_of[6], 6);
+	assert_int_equal(plan.set_of[7], 1);
+	assert_int_equal(plan.pmc_of[7], 1);
+	assert_int_equal(plan.set_of[8], 1);
+	assert_int_equal(plan.pmc_of[8], 2);
+	assert_int_equal(kpmc_config_sets_parse(plan.config, strlen(plan.config), &guest_pmu, &parsed,
+						err, sizeof(err)), 0);
+	assert_int_equal(parsed.nr, 2);
+	assert_int_equal(parsed.set[0].mux_ms, 20);
+	assert_int_equal(parsed.set[1].mux_ms, 20);
 }
 
 static void test_list_lines(void **state)
@@ -190,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_one_set),
 		cmocka_unit_test(test_more_events_than_counters),
 		cmocka_unit_test(test_unknown_and_listed_code),
+		cmocka_unit_test(test_arm64_guest_sets),
 		cmocka_unit_test(test_list_lines),
 		cmocka_unit_test(test_event_table),
 	};

@@ -69,7 +69,7 @@ static int set_take(const struct kpmc_papi_pmu *pmu, struct set_draft *s, unsign
 	return 1;
 }
 
-/* The sets' raw configurations, ';'-separated, the rotation's slice on the first. */
+/* The sets' raw configurations, ';'-separated, each with its slice of the rotation (kpmc's is per set). */
 static int write_config(const struct kpmc_papi_pmu *pmu, const struct set_draft *sets,
 			unsigned int nr_sets, unsigned int mux_ms, struct kpmc_papi_plan *plan,
 			char *err, size_t len)
@@ -87,7 +87,7 @@ static int write_config(const struct kpmc_papi_pmu *pmu, const struct set_draft 
 		if (w < 0)
 			goto too_long;
 		used += (size_t)w;
-		if (!s && nr_sets > 1) {
+		if (nr_sets > 1) {
 			w = snprintf(plan->config + used, sizeof(plan->config) - used, ",mux=%u",
 				     mux_ms ? mux_ms : KPMC_PAPI_DEFAULT_MUX_MS);
 			if (w < 0 || (size_t)w >= sizeof(plan->config) - used)
