@@ -7,7 +7,8 @@
 # built for ARCH: amd64 (this host, the default) or arm64 (cross, with the
 # aarch64-linux-gnu toolchain the guests' programs are built with, and
 # libpfm4-dev:arm64): libpapi.so/.a and the utilities papi_component_avail,
-# papi_native_avail, papi_command_line, papi_cost in OUT/bin.
+# papi_native_avail, papi_command_line, papi_cost in OUT/bin; PAPI's C tests
+# in OUT/papi-VERSION/src/ctests.
 #
 # The source package comes through a deb-src entry of kpmc's own (an apt
 # state under the cache: the host's apt state is never touched), once, into
@@ -107,10 +108,11 @@ if [ ! -f "$out/.kpmc-configured" ]; then
 	echo "$stamp" >"$out/.kpmc-configured"
 fi
 
-# libpapi (static and shared; its link takes libkpmc.a) and the utilities.
-# F77 empty: the Fortran wrappers are C, and no Fortran test library is
-# wanted (there is no aarch64 gfortran here).
-(cd "$tree/src" && run_low make -j1 F77= utils) >"$out/build.log" 2>&1 ||
+# libpapi (static and shared; its link takes libkpmc.a), the utilities, and
+# the C tests (ctests/: zero, first, multiplex1... for the guest's
+# validation; seconds more). F77 empty: the Fortran wrappers are C, and no
+# Fortran test library is wanted (there is no aarch64 gfortran here).
+(cd "$tree/src" && run_low make -j1 F77= utils ctests) >"$out/build.log" 2>&1 ||
 	{ tail -n 40 "$out/build.log" >&2; echo "build-papi: build failed ($out/build.log)" >&2; exit 1; }
 # The utilities' runpath is the tree (its libpapi.so); elsewhere, as in a
 # guest, libpapi.so.7.0 and libpfm.so.4 go beside them or in LD_LIBRARY_PATH.
