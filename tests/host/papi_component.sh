@@ -2,8 +2,10 @@
 # The kpmc component of make papi's PAPI, on this host: papi_component_avail
 # lists it; without the module (no /proc/kpmc) disabled with its reason, and
 # a kpmc event is refused without a crash; with the module, active with
-# native events. Seconds once built; not part of make test (make papi is
-# not either).
+# native events. Then on a fake /proc/kpmc (papi_fake_kpmc.c, preloaded):
+# papi_kpmc_run.c's event sets through PAPI's API, their configurations
+# and counts (multiplexed ones scaled) as the component must give them.
+# Seconds once built; not part of make test (make papi is not either).
 #   tests/host/papi_component.sh [PAPI_OUT]   (default build/papi)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,11 +33,49 @@ if [ ! -e /proc/kpmc ]; then
 	[ "$rc" -lt 128 ] || fail "papi_command_line kpmc:::INST_RETIRED died (status $rc)" "$cmd"
 	grep -q 'Failed adding: kpmc:::INST_RETIRED' <<<"$cmd" ||
 		fail "papi_command_line did not refuse kpmc:::INST_RETIRED" "$cmd"
-	echo "papi_component: PASS kpmc compiled in, disabled: $want; its events refused"
-	exit 0
+	here="disabled: $want; its events refused"
+else
+	[[ $status != *Disabled* ]] || fail "/proc/kpmc is here but kpmc is disabled" "$avail"
+	native=$("$bin/papi_native_avail" -i kpmc 2>&1) || fail "papi_native_avail exited $?" "$native"
+	count=$(sed -n 's/^Total events reported: *//p' <<<"$native")
+	[ "${count:-0}" -gt 0 ] || fail "kpmc is active but lists no native event" "$native"
+	here="active with $count native events"
 fi
-[[ $status != *Disabled* ]] || fail "/proc/kpmc is here but kpmc is disabled" "$avail"
-native=$("$bin/papi_native_avail" -i kpmc 2>&1) || fail "papi_native_avail exited $?" "$native"
-count=$(sed -n 's/^Total events reported: *//p' <<<"$native")
-[ "${count:-0}" -gt 0 ] || fail "kpmc is active but lists no native event" "$native"
-echo "papi_component: PASS kpmc active with $count native events"
+
+# The fake module: an AMD Zen 4 PMU of 6 counters (libpfm4's table, whatever
+# this machine is), a thread's counts that grow by one unit each read.
+src=$(ls -d "$out"/papi-*/src | head -n1)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/proc"
+nice -n 19 gcc -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -I"$top/include" -o "$tmp/fake.so" \
+	"$top/tests/host/papi_fake_kpmc.c" -ldl &&
+	nice -n 19 gcc -std=gnu11 -Wall -Wextra -Werror -I"$src" -I"$top/include" -o "$tmp/run" \
+		"$top/tests/host/papi_kpmc_run.c" -L"$src" -lpapi -Wl,-rpath,"$src" ||
+	fail "the fake module's programs do not build"
+got=$(KPMC_FAKE_PROC=$tmp/proc LD_PRELOAD=$tmp/fake.so "$tmp/run" 2>&1 | sed 's/native=[0-9]*/native=N/')
+# Two events on pmc0-1; eight in two sets, each count times the thread's
+# 1000 ns over its set's 600 or 400; a seventh without multiplexing has no
+# counter; the same two after PAPI_shutdown() and a new PAPI_library_init().
+two='pmc0=0xc0,usr0=1,os0=0,pmc1=0x76,usr1=1,os1=0'
+set0='pmc0=0xc0,usr0=1,os0=0,pmc1=0x76,usr1=1,os1=0,pmc2=0xc2,usr2=1,os2=0,pmc3=0xc3,usr3=1,os3=0,pmc4=0xc4,usr4=1,os4=0,pmc5=0xc1,usr5=1,os5=0,mux=10'
+set1='pmc0=0xc8,usr0=1,os0=0,pmc1=0xc6,usr1=1,os1=0,mux=10'
+want="kpmc counters=6 multiplexed=24 native=N
+two config=$two
+two enable=1
+two enable=0
+two counts: 100 200
+eight config=$set0;$set1
+eight enable=1
+eight enable=0
+eight counts: 167 333 500 667 833 1000 25 50
+seven refused kpmc:::RETIRED_NEAR_RETURNS: Event exists, but cannot be counted due to hardware resource limits
+kpmc counters=6 multiplexed=24 native=N
+again config=$two
+again enable=1
+again enable=0
+again counts: 100 200"
+[ "$got" = "$want" ] || fail "on the fake module (got, then wanted):" "$got
+--
+$want"
+echo "papi_component: PASS kpmc compiled in, $here; on a fake module: events listed, sets written, counts (multiplexed: scaled) read, PAPI started twice"

@@ -79,6 +79,7 @@ static int _kpmc_init_component(int cidx)
 		snprintf(why, sizeof(why), "kpmc reports no usable PMU (backend '%s')", pmu.backend);
 		return disable(PAPI_ENOSUPP, why);
 	}
+	kpmc_papi_pfm_start(&pmu);
 	if (kpmc_papi_events_load(&pmu, why, sizeof(why)))
 		return disable(PAPI_ENOSUPP, why);
 	mpx = pmu.layout.nr_counters * KPMC_MAX_SETS;

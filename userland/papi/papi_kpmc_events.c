@@ -67,6 +67,20 @@ int kpmc_papi_event_parse(const char *line, struct kpmc_papi_event *e)
 	return 0;
 }
 
+/*
+ * libpfm4's OS PMUs (perf, perf_raw) name perf_event's events, which only
+ * kpmc's perf backend counts: kpmc -L lists them for every backend.
+ */
+static int counted_by_backend(const struct kpmc_papi_pmu *pmu, const struct kpmc_papi_event *e)
+{
+	size_t n = strcspn(e->pfm_name, ":");
+
+	if (!strcmp(pmu->backend, "perf") || !strstr(e->pfm_name, "::"))
+		return 1;
+	return !((n == 4 && !strncmp(e->pfm_name, "perf", n)) ||
+		 (n == 8 && !strncmp(e->pfm_name, "perf_raw", n)));
+}
+
 int kpmc_papi_events_load(const struct kpmc_papi_pmu *pmu, char *err, size_t len)
 {
 	struct kpmc_papi_event e;
@@ -74,7 +88,6 @@ int kpmc_papi_events_load(const struct kpmc_papi_pmu *pmu, char *err, size_t len
 	size_t text_len = 0, lines = 0, i;
 	FILE *f = open_memstream(&text, &text_len);
 
-	(void)pmu;	/* kpmc_pfm_list reads the PMU's description itself */
 	if (!f) {
 		snprintf(err, len, "no memory for kpmc's event list");
 		return -1;
@@ -98,7 +111,7 @@ int kpmc_papi_events_load(const struct kpmc_papi_pmu *pmu, char *err, size_t len
 	}
 	/* A name two PMUs' tables share is the first PMU's (libpfm4's order). */
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (!kpmc_papi_event_parse(line, &e) && !find(e.name))
+		if (!kpmc_papi_event_parse(line, &e) && counted_by_backend(pmu, &e) && !find(e.name))
 			table[nr_events++] = e;
 	free(text);
 	if (!nr_events) {

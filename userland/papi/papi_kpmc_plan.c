@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <perfmon/pfmlib.h>
 
 #include "common/kpmc_proc.h"
 #include "common/pfm_events.h"
@@ -43,6 +44,17 @@ int kpmc_papi_encode(const struct kpmc_papi_pmu *pmu, const char *name, uint64_t
 	ret = kpmc_pfm_encode(pmu->backend, pmu->layout.pmu, &spec, code, err, len);
 	pthread_mutex_unlock(&pfm_lock);
 	return ret ? KPMC_PAPI_PLAN_UNKNOWN : KPMC_PAPI_PLAN_OK;
+}
+
+void kpmc_papi_pfm_start(const struct kpmc_papi_pmu *pmu)
+{
+	char err[256];
+	uint64_t code;
+
+	kpmc_papi_encode(pmu, "cycles", &code, err, sizeof(err));
+	pthread_mutex_lock(&pfm_lock);
+	pfm_initialize();
+	pthread_mutex_unlock(&pfm_lock);
 }
 
 /* One kpmc set being filled: its events' specs and codes, and which PAPI event each is. */

@@ -62,6 +62,17 @@ void kpmc_papi_pfm_lock(void);
 void kpmc_papi_pfm_unlock(void);
 
 /*
+ * libpfm4 started for the component, at its start. kpmc's encoder starts
+ * libpfm4 once, with the table of the module's PMU where the module names
+ * one (x86: LIBPFM_FORCE_PMU), and restarts it when it was started
+ * otherwise: encoding once here, before PAPI starts perf_event (which uses
+ * libpfm4 too), keeps that restart from ever happening under perf_event.
+ * PAPI_shutdown() stops libpfm4 (perf_event's shutdown) unknown to kpmc's
+ * code: a later start starts it again here (a no-op while it runs).
+ */
+void kpmc_papi_pfm_start(const struct kpmc_papi_pmu *pmu);
+
+/*
  * An event name's code for kpmc's backend, through kpmc's encoder under
  * the libpfm4 lock. 0, or KPMC_PAPI_PLAN_UNKNOWN with the
  * reason in err.

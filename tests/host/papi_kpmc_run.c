@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * make papi's kpmc component through PAPI's API, on a fake /proc/kpmc
+ * (papi_fake_kpmc.c, LD_PRELOAD): the directory $KPMC_FAKE_PROC gets an AMD
+ * Zen 4 module's info (6 counters) and a thread's counts (two sets), then
+ * two events are counted; eight are counted multiplexed (two kpmc sets,
+ * each count scaled by the thread's time over its set's); a seventh event
+ * without multiplexing is refused; and two are counted again after PAPI
+ * shut down and started again (perf_event's shutdown stops libpfm4). Prints each configuration written
+ * and each count, for tests/host/papi_component.sh to compare.
+ *   KPMC_FAKE_PROC=DIR LD_PRELOAD=papi_fake_kpmc.so papi_kpmc_run
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <papi.h>
+#include <uapi/linux/kpmc.h>
+
+static const char *const zen4_events[] = {
+	"kpmc:::RETIRED_INSTRUCTIONS", "kpmc:::CYCLES_NOT_IN_HALT",
+	"kpmc:::RETIRED_BRANCH_INSTRUCTIONS", "kpmc:::RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED",
+	"kpmc:::RETIRED_TAKEN_BRANCH_INSTRUCTIONS", "kpmc:::RETIRED_OPS",
+	"kpmc:::RETIRED_NEAR_RETURNS", "kpmc:::RETIRED_FAR_CONTROL_TRANSFERS",
+};
+
+static const char *dir;
+
+static int put(const char *name, const void *data, size_t len)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The module's files: its info, and a thread's counts as read() of self
+ * gives them (the preload multiplies them by the read's number): pmcN
+ * counted 100 (N + 1) in 1000 ns over all; set 0 (pmc0-5) ran 600 ns of
+ * them, set 1 (pmc0-1) 400 ns with 10 (N + 1).
+ */
+static int fake_module(void)
+{
+	static const char info[] = "backend: amd\n"
+		"pmu: AMD family 19h model 61h: 6 counters x 48 bits (core extension MSRs), PerfMonV2\n"
+		"counters: 6\nfixed_counters: 0\n";
+	struct kpmc_self_sets ss;
+	unsigned int i;
+
+	memset(&ss, 0, sizeof(ss));
+	ss.all.counter_mask = ss.sets[0].counter_mask = 0x3f;
+	ss.sets[1].counter_mask = 0x3;
+	ss.all.run_ns = 1000;
+	ss.sets[0].run_ns = 600;
+	ss.sets[1].run_ns = 400;
+	ss.nr_sets = 2;
+	for (i = 0; i < 6; i++) {
+		ss.all.counts[i] = ss.sets[0].counts[i] = 100 * (i + 1);
+		if (i < 2)
+			ss.sets[1].counts[i] = 10 * (i + 1);
+	}
+	return put("info", info, sizeof(info) - 1) || put("self", &ss, sizeof(ss)) ||
+	       put("config", "", 0) || put("enable", "", 0) || put("monitor", "", 0) ||
+	       put("last_error", "", 0);
+}
+
+/* What the component last wrote to FILE, on one line. */
+static void show(const char *what, const char *file)
+{
+	char path[4096], buf[2048] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	printf("%s %s=%s\n", what, file, buf);
+}
+
+/* PAPI started, kpmc in it: 0, or -1 with why printed. */
+static int start_papi(void)
+{
+	const PAPI_component_info_t *info;
+	int ret = PAPI_library_init(PAPI_VER_CURRENT);
+
+	if (ret != PAPI_VER_CURRENT) {
+		printf("PAPI_library_init: %s\n", PAPI_strerror(ret));
+		return -1;
+	}
+	info = PAPI_get_component_info(PAPI_get_component_index("kpmc"));
+	if (!info || info->disabled) {
+		printf("kpmc disabled: %s\n", info ? info->disabled_reason : "no component");
+		return -1;
+	}
+	printf("kpmc counters=%d multiplexed=%d native=%d\n", info->num_cntrs, info->num_mpx_cntrs,
+	       info->num_native_events);
+	return 0;
+}
+
+/* n events counted once: the configuration written, then each count. */
+static int count(const char *what, int multiplexed, unsigned int n)
+{
+	long long values[8];
+	int set = PAPI_NULL, cidx = PAPI_get_component_index("kpmc"), ret;
+	unsigned int i;
+
+	if (PAPI_create_eventset(&set) != PAPI_OK || PAPI_assign_eventset_component(set, cidx) != PAPI_OK ||
+	    (multiplexed && (ret = PAPI_set_multiplex(set)) != PAPI_OK)) {
+		printf("%s: no event set\n", what);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		ret = PAPI_add_named_event(set, zen4_events[i]);
+		if (ret != PAPI_OK) {
+			printf("%s refused %s: %s\n", what, zen4_events[i], PAPI_strerror(ret));
+			return ret;
+		}
+	}
+	ret = PAPI_start(set);
+	if (ret != PAPI_OK) {
+		printf("%s: PAPI_start: %s\n", what, PAPI_strerror(ret));
+		return ret;
+	}
+	show(what, "config");
+	show(what, "enable");
+	ret = PAPI_stop(set, values);
+	if (ret != PAPI_OK) {
+		printf("%s: PAPI_stop: %s\n", what, PAPI_strerror(ret));
+		return ret;
+	}
+	show(what, "enable");
+	printf("%s counts:", what);
+	for (i = 0; i < n; i++)
+		printf(" %lld", values[i]);
+	printf("\n");
+	PAPI_cleanup_eventset(set);
+	PAPI_destroy_eventset(&set);
+	return 0;
+}
+
+int main(void)
+{
+	int ret;
+
+	dir = getenv("KPMC_FAKE_PROC");
+	if (!dir || fake_module())
+		return 2;
+	if (start_papi())
+		return 1;
+	ret = count("two", 0, 2) || count("eight", 1, 8);
+	count("seven", 0, 7);
+	PAPI_shutdown();
+	if (ret || start_papi())
+		return 1;
+	ret = count("again", 0, 2);
+	PAPI_shutdown();
+	return ret ? 1 : 0;
+}
