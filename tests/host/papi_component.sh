@@ -54,28 +54,38 @@ nice -n 19 gcc -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -I"$top/include" -
 		"$top/tests/host/papi_kpmc_run.c" -L"$src" -lpapi -Wl,-rpath,"$src" ||
 	fail "the fake module's programs do not build"
 got=$(KPMC_FAKE_PROC=$tmp/proc LD_PRELOAD=$tmp/fake.so "$tmp/run" 2>&1 | sed 's/native=[0-9]*/native=N/')
-# Two events on pmc0-1; eight in two sets, each count times the thread's
-# 1000 ns over its set's 600 or 400; a seventh without multiplexing has no
-# counter; the same two after PAPI_shutdown() and a new PAPI_library_init().
+# Two events on pmc0-1, each read one unit of the fake's counts; eight in
+# two sets, each count times the thread's 1000 ns over its set's 600 or
+# 400; a seventh without multiplexing has no counter; kernel mode too with
+# PAPI_DOM_KERNEL; the same two after PAPI_shutdown() and a new
+# PAPI_library_init().
 two='pmc0=0xc0,usr0=1,os0=0,pmc1=0x76,usr1=1,os1=0'
 set0='pmc0=0xc0,usr0=1,os0=0,pmc1=0x76,usr1=1,os1=0,pmc2=0xc2,usr2=1,os2=0,pmc3=0xc3,usr3=1,os3=0,pmc4=0xc4,usr4=1,os4=0,pmc5=0xc1,usr5=1,os5=0,mux=10'
 set1='pmc0=0xc8,usr0=1,os0=0,pmc1=0xc6,usr1=1,os1=0,mux=10'
 want="kpmc counters=6 multiplexed=24 native=N
 two config=$two
 two enable=1
+two read: 100 200
 two enable=0
-two counts: 100 200
+two stop: 100 200
 eight config=$set0;$set1
 eight enable=1
+eight read: 167 333 500 667 833 1000 25 50
 eight enable=0
-eight counts: 167 333 500 667 833 1000 25 50
+eight stop: 167 333 500 667 833 1000 25 50
 seven refused kpmc:::RETIRED_NEAR_RETURNS: Event exists, but cannot be counted due to hardware resource limits
+kernel config=pmc0=0xc0,usr0=1,os0=1
+kernel enable=1
+kernel read: 100
+kernel enable=0
+kernel stop: 100
 kpmc counters=6 multiplexed=24 native=N
 again config=$two
 again enable=1
+again read: 100 200
 again enable=0
-again counts: 100 200"
+again stop: 100 200"
 [ "$got" = "$want" ] || fail "on the fake module (got, then wanted):" "$got
 --
 $want"
-echo "papi_component: PASS kpmc compiled in, $here; on a fake module: events listed, sets written, counts (multiplexed: scaled) read, PAPI started twice"
+echo "papi_component: PASS kpmc compiled in, $here; on a fake module: events listed, sets written (multiplexed, kernel mode), counts read (multiplexed: scaled) and reset, PAPI started twice"

@@ -3,10 +3,11 @@
  * make papi's kpmc component through PAPI's API, on a fake /proc/kpmc
  * (papi_fake_kpmc.c, LD_PRELOAD): the directory $KPMC_FAKE_PROC gets an AMD
  * Zen 4 module's info (6 counters) and a thread's counts (two sets), then
- * two events are counted; eight are counted multiplexed (two kpmc sets,
- * each count scaled by the thread's time over its set's); a seventh event
- * without multiplexing is refused; and two are counted again after PAPI
- * shut down and started again (perf_event's shutdown stops libpfm4). Prints each configuration written
+ * two events are counted (read while counting, reset, read at the stop);
+ * eight are counted multiplexed (two kpmc sets, each count scaled by the
+ * thread's time over its set's); a seventh event without multiplexing is
+ * refused; one is counted in user and kernel mode; and two again after
+ * PAPI shut down and started again (perf_event's shutdown stops libpfm4). Prints each configuration written
  * and each count, for tests/host/papi_component.sh to compare.
  *   KPMC_FAKE_PROC=DIR LD_PRELOAD=papi_fake_kpmc.so papi_kpmc_run
  */
@@ -107,15 +108,40 @@ static int start_papi(void)
 	return 0;
 }
 
-/* n events counted once: the configuration written, then each count. */
-static int count(const char *what, int multiplexed, unsigned int n)
+static void show_counts(const char *what, const char *when, const long long *values, unsigned int n)
+{
+	unsigned int i;
+
+	printf("%s %s:", what, when);
+	for (i = 0; i < n; i++)
+		printf(" %lld", values[i]);
+	printf("\n");
+}
+
+/* The event set's counting modes (PAPI_DOM_*): the component's ctl. */
+static int set_domain(int set, int domain)
+{
+	PAPI_option_t opt;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.domain.eventset = set;
+	opt.domain.domain = domain;
+	return PAPI_set_opt(PAPI_DOMAIN, &opt);
+}
+
+/*
+ * n events counted once in the modes domain (0: the default): the
+ * configuration written, the counts read while counting, then (after a
+ * reset) at the stop.
+ */
+static int count(const char *what, int multiplexed, unsigned int n, int domain)
 {
 	long long values[8];
 	int set = PAPI_NULL, cidx = PAPI_get_component_index("kpmc"), ret;
 	unsigned int i;
 
 	if (PAPI_create_eventset(&set) != PAPI_OK || PAPI_assign_eventset_component(set, cidx) != PAPI_OK ||
-	    (multiplexed && (ret = PAPI_set_multiplex(set)) != PAPI_OK)) {
+	    (multiplexed && PAPI_set_multiplex(set) != PAPI_OK) || (domain && set_domain(set, domain) != PAPI_OK)) {
 		printf("%s: no event set\n", what);
 		return -1;
 	}
@@ -133,16 +159,19 @@ static int count(const char *what, int multiplexed, unsigned int n)
 	}
 	show(what, "config");
 	show(what, "enable");
-	ret = PAPI_stop(set, values);
+	ret = PAPI_read(set, values);
+	if (ret == PAPI_OK)
+		show_counts(what, "read", values, n);
+	if (ret == PAPI_OK)
+		ret = PAPI_reset(set);
+	if (ret == PAPI_OK)
+		ret = PAPI_stop(set, values);
 	if (ret != PAPI_OK) {
-		printf("%s: PAPI_stop: %s\n", what, PAPI_strerror(ret));
+		printf("%s: read, reset, stop: %s\n", what, PAPI_strerror(ret));
 		return ret;
 	}
 	show(what, "enable");
-	printf("%s counts:", what);
-	for (i = 0; i < n; i++)
-		printf(" %lld", values[i]);
-	printf("\n");
+	show_counts(what, "stop", values, n);
 	PAPI_cleanup_eventset(set);
 	PAPI_destroy_eventset(&set);
 	return 0;
@@ -157,12 +186,13 @@ int main(void)
 		return 2;
 	if (start_papi())
 		return 1;
-	ret = count("two", 0, 2) || count("eight", 1, 8);
-	count("seven", 0, 7);
+	ret = count("two", 0, 2, 0) || count("eight", 1, 8, 0);
+	count("seven", 0, 7, 0);
+	ret = ret || count("kernel", 0, 1, PAPI_DOM_USER | PAPI_DOM_KERNEL);
 	PAPI_shutdown();
 	if (ret || start_papi())
 		return 1;
-	ret = count("again", 0, 2);
+	ret = count("again", 0, 2, 0);
 	PAPI_shutdown();
 	return ret ? 1 : 0;
 }
