@@ -88,6 +88,7 @@ mkdir -p "$out"
 if [ "$(cat "$out/.kpmc-configured" 2>/dev/null)" != "$stamp" ]; then
 	rm -rf "$tree" "$out/.kpmc-configured"
 	dpkg-source -x "$(ls "$src"/*.dsc)" "$tree" >&2
+	rm -f "$out"/papi_*.orig.tar.* # dpkg-source's copy beside the tree: the cache has it
 fi
 
 # libkpmc for the component: the repository's own library, static, -fPIC.
