@@ -18,10 +18,20 @@
 # source package; later runs copy the changed component files in and rebuild
 # what changed. libkpmc (userland/, static) is built into OUT/libkpmc for the
 # component to link.
-#   scripts/build-papi.sh [ARCH [OUT]]   (OUT: build/papi, build/papi-arm64)
+#
+# CPU (default perf_event): kpmc makes kpmc PAPI's component 0, before
+# perf_event. PAPI gives presets (PAPI_TOT_INS...), which its tests and
+# papi_cost count, to component 0 only: there the component loads them, and
+# the tests count with kpmc (perf_event stays, component 1, without presets).
+#   scripts/build-papi.sh [ARCH [OUT [CPU]]]   (OUT: build/papi, build/papi-arm64)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 arch=${1:-amd64}
+cpu=${3:-perf_event}
+case $cpu in
+perf_event | kpmc) ;;
+*) echo "build-papi: CPU is perf_event or kpmc, not $cpu" >&2; exit 2 ;;
+esac
 case $arch in
 amd64) out=${2:-$root/build/papi} cc=gcc triplet=$(gcc -print-multiarch) cross=() ;;
 arm64)
@@ -83,7 +93,7 @@ tree=$out/papi-$upstream
 configure_args=(--with-components=kpmc --with-static-lib=yes --with-shared-lib=yes
 	--with-shlib-tools --with-perf-events --with-pfm-incdir=/usr/include
 	--with-pfm-libdir="/usr/lib/$triplet" --prefix="$out/install" "${cross[@]}" CC="$cc")
-stamp="$key ${configure_args[*]}"
+stamp="$key cpu=$cpu ${configure_args[*]}"
 mkdir -p "$out"
 if [ "$(cat "$out/.kpmc-configured" 2>/dev/null)" != "$stamp" ]; then
 	rm -rf "$tree" "$out/.kpmc-configured"
@@ -106,6 +116,14 @@ paths=$(printf 'KPMC_TREE := %s\nKPMC_LIBKPMC_A := %s\n' "$root" "$out/libkpmc/l
 if [ ! -f "$out/.kpmc-configured" ]; then
 	(cd "$tree/src" && run_low ./configure "${configure_args[@]}" >"$out/configure.log" 2>&1) ||
 		{ tail -n 30 "$out/configure.log" >&2; echo "build-papi: configure failed ($out/configure.log)" >&2; exit 1; }
+	if [ "$cpu" = kpmc ]; then
+		# configure lists the CPU component first; kpmc goes before it.
+		conf=$tree/src/components_config.h
+		awk '/&_kpmc_vector,/ { next } { print } /_papi_hwd\[\] = \{/ { print "   &_kpmc_vector," }' \
+			"$conf" >"$conf.new" && mv "$conf.new" "$conf"
+		grep -A1 '_papi_hwd\[\] = {' "$conf" | grep -q '&_kpmc_vector,' ||
+			{ echo "build-papi: kpmc not put first in $conf" >&2; exit 1; }
+	fi
 	echo "$stamp" >"$out/.kpmc-configured"
 fi
 

@@ -4,9 +4,10 @@
 # a kpmc event is refused without a crash; with the module, active with
 # native events. Then on a fake /proc/kpmc (papi_fake_kpmc.c, preloaded):
 # papi_kpmc_run.c's event sets through PAPI's API, their configurations
-# and counts (multiplexed ones scaled) as the component must give them.
+# and counts (multiplexed ones scaled) as the component must give them, and
+# PAPI's presets counted by kpmc where it is component 0 (KPMC_PAPI_CPU=kpmc).
 # Seconds once built; not part of make test (make papi is not either).
-#   tests/host/papi_component.sh [PAPI_OUT]   (default build/papi)
+#   tests/host/papi_component.sh [PAPI_OUT]   (default build/papi; build/papi-cpu-kpmc)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$top/build/papi}
@@ -42,7 +43,7 @@ else
 	here="active with $count native events"
 fi
 
-# The fake module: an AMD Zen 4 PMU of 6 counters (libpfm4's table, whatever
+# The fake module: an AMD Zen 3 PMU of 6 counters (libpfm4's table, whatever
 # this machine is), a thread's counts that grow by one unit each read.
 src=$(ls -d "$out"/papi-*/src | head -n1)
 tmp=$(mktemp -d)
@@ -57,11 +58,24 @@ got=$(KPMC_FAKE_PROC=$tmp/proc LD_PRELOAD=$tmp/fake.so "$tmp/run" 2>&1 | sed 's/
 # Two events on pmc0-1, each read one unit of the fake's counts; eight in
 # two sets, each count times the thread's 1000 ns over its set's 600 or
 # 400; a seventh without multiplexing has no counter; kernel mode too with
-# PAPI_DOM_KERNEL; the same two after PAPI_shutdown() and a new
-# PAPI_library_init().
+# PAPI_DOM_KERNEL; PAPI_TOT_INS and PAPI_TOT_CYC as the same two where kpmc
+# is component 0 (its place among the compiled-in components); the same two
+# after PAPI_shutdown() and a new PAPI_library_init().
 two='pmc0=0xc0,usr0=1,os0=0,pmc1=0x76,usr1=1,os1=0'
 set0='pmc0=0xc0,usr0=1,os0=0,pmc1=0x76,usr1=1,os1=0,pmc2=0xc2,usr2=1,os2=0,pmc3=0xc3,usr3=1,os3=0,pmc4=0xc4,usr4=1,os4=0,pmc5=0xc1,usr5=1,os5=0,mux=10'
 set1='pmc0=0xc8,usr0=1,os0=0,pmc1=0xc6,usr1=1,os1=0,mux=10'
+cidx=$(sed -n '/^Compiled-in components:/,/^Active components:/p' <<<"$avail" | grep '^Name:' |
+	grep -n '^Name: *kpmc ' | cut -d: -f1)
+cidx=$((cidx - 1))
+if [ "$cidx" = 0 ]; then
+	presets="presets config=$two
+presets enable=1
+presets read: 100 200
+presets enable=0
+presets stop: 100 200"
+else
+	presets="presets: none, kpmc is component $cidx"
+fi
 want="kpmc counters=6 multiplexed=24 native=N
 two config=$two
 two enable=1
@@ -79,6 +93,7 @@ kernel enable=1
 kernel read: 100
 kernel enable=0
 kernel stop: 100
+$presets
 kpmc counters=6 multiplexed=24 native=N
 again config=$two
 again enable=1
@@ -88,4 +103,5 @@ again stop: 100 200"
 [ "$got" = "$want" ] || fail "on the fake module (got, then wanted):" "$got
 --
 $want"
+[ "$cidx" = 0 ] && here="$here; component 0, with presets"
 echo "papi_component: PASS kpmc compiled in, $here; on a fake module: events listed, sets written (multiplexed, kernel mode), counts read (multiplexed: scaled) and reset, PAPI started twice"

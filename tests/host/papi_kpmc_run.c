@@ -2,12 +2,13 @@
 /*
  * make papi's kpmc component through PAPI's API, on a fake /proc/kpmc
  * (papi_fake_kpmc.c, LD_PRELOAD): the directory $KPMC_FAKE_PROC gets an AMD
- * Zen 4 module's info (6 counters) and a thread's counts (two sets), then
+ * Zen 3 module's info (6 counters) and a thread's counts (two sets), then
  * two events are counted (read while counting, reset, read at the stop);
  * eight are counted multiplexed (two kpmc sets, each count scaled by the
  * thread's time over its set's); a seventh event without multiplexing is
- * refused; one is counted in user and kernel mode; and two again after
- * PAPI shut down and started again (perf_event's shutdown stops libpfm4). Prints each configuration written
+ * refused; one is counted in user and kernel mode; two presets where kpmc
+ * is component 0 (PAPI's presets are its alone); and two again after PAPI
+ * shut down and started again (perf_event's shutdown stops libpfm4). Prints each configuration written
  * and each count, for tests/host/papi_component.sh to compare.
  *   KPMC_FAKE_PROC=DIR LD_PRELOAD=papi_fake_kpmc.so papi_kpmc_run
  */
@@ -17,7 +18,7 @@
 #include <papi.h>
 #include <uapi/linux/kpmc.h>
 
-static const char *const zen4_events[] = {
+static const char *const zen3_events[] = {
 	"kpmc:::RETIRED_INSTRUCTIONS", "kpmc:::CYCLES_NOT_IN_HALT",
 	"kpmc:::RETIRED_BRANCH_INSTRUCTIONS", "kpmc:::RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED",
 	"kpmc:::RETIRED_TAKEN_BRANCH_INSTRUCTIONS", "kpmc:::RETIRED_OPS",
@@ -49,7 +50,7 @@ static int put(const char *name, const void *data, size_t len)
 static int fake_module(void)
 {
 	static const char info[] = "backend: amd\n"
-		"pmu: AMD family 19h model 61h: 6 counters x 48 bits (core extension MSRs), PerfMonV2\n"
+		"pmu: AMD family 19h model 21h: 6 counters x 48 bits (core extension MSRs), PerfMonV2\n"
 		"counters: 6\nfixed_counters: 0\n";
 	struct kpmc_self_sets ss;
 	unsigned int i;
@@ -134,7 +135,8 @@ static int set_domain(int set, int domain)
  * configuration written, the counts read while counting, then (after a
  * reset) at the stop.
  */
-static int count(const char *what, int multiplexed, unsigned int n, int domain)
+static int count(const char *what, const char *const *names, unsigned int n, int multiplexed,
+		 int domain)
 {
 	long long values[8];
 	int set = PAPI_NULL, cidx = PAPI_get_component_index("kpmc"), ret;
@@ -146,9 +148,9 @@ static int count(const char *what, int multiplexed, unsigned int n, int domain)
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		ret = PAPI_add_named_event(set, zen4_events[i]);
+		ret = PAPI_add_named_event(set, names[i]);
 		if (ret != PAPI_OK) {
-			printf("%s refused %s: %s\n", what, zen4_events[i], PAPI_strerror(ret));
+			printf("%s refused %s: %s\n", what, names[i], PAPI_strerror(ret));
 			return ret;
 		}
 	}
@@ -179,20 +181,26 @@ static int count(const char *what, int multiplexed, unsigned int n, int domain)
 
 int main(void)
 {
-	int ret;
+	static const char *const presets[] = { "PAPI_TOT_INS", "PAPI_TOT_CYC" };
+	int ret, cidx;
 
 	dir = getenv("KPMC_FAKE_PROC");
 	if (!dir || fake_module())
 		return 2;
 	if (start_papi())
 		return 1;
-	ret = count("two", 0, 2, 0) || count("eight", 1, 8, 0);
-	count("seven", 0, 7, 0);
-	ret = ret || count("kernel", 0, 1, PAPI_DOM_USER | PAPI_DOM_KERNEL);
+	ret = count("two", zen3_events, 2, 0, 0) || count("eight", zen3_events, 8, 1, 0);
+	count("seven", zen3_events, 7, 0, 0);
+	ret = ret || count("kernel", zen3_events, 1, 0, PAPI_DOM_USER | PAPI_DOM_KERNEL);
+	cidx = PAPI_get_component_index("kpmc");
+	if (cidx == 0)
+		ret = ret || count("presets", presets, 2, 0, 0);
+	else
+		printf("presets: none, kpmc is component %d\n", cidx);
 	PAPI_shutdown();
 	if (ret || start_papi())
 		return 1;
-	ret = count("again", 0, 2, 0);
+	ret = count("again", zen3_events, 2, 0, 0);
 	PAPI_shutdown();
 	return ret ? 1 : 0;
 }

@@ -21,6 +21,7 @@
 #include "papi_internal.h"
 #include "papi_vector.h"
 #include "papi_memory.h"
+#include "papi_preset.h"
 
 #include "common/kpmc_proc.h"
 #include "libkpmc/libkpmc_internal.h"
@@ -63,6 +64,53 @@ static int disable(int retval, const char *reason)
 	return retval;
 }
 
+/*
+ * PAPI's presets (PAPI_TOT_INS...) are component 0's only: papi_preset.c
+ * takes the native events of a preset from component 0 alone. Where kpmc is
+ * component 0 (make papi KPMC_PAPI_CPU=kpmc), it loads papi_events.csv's
+ * table for the libpfm4 PMU its events are named by, as perf_event does in
+ * that place; a preset whose events kpmc does not know is left out.
+ *
+ * perf_event loads them from its init_component, which PAPI runs once every
+ * other component is started and the calling thread's descriptor made (it
+ * picks perf_event out by name); kpmc's runs first, before either. So for
+ * the load only: a scratch descriptor holds the event code the loader is
+ * resolving, and the components not started yet are marked disabled, so
+ * that the loader, looking for a name kpmc does not know, does not call
+ * into them (their missing functions are filled in at their start).
+ */
+#define KPMC_PAPI_MAX_COMPONENTS 64	/* PAPI's compiled-in components: a handful */
+static void load_presets(int cidx)
+{
+#if defined(HAVE_THREAD_LOCAL_STORAGE)
+	ThreadInfo_t scratch, *was = _papi_hwi_my_thread;
+	int disabled[KPMC_PAPI_MAX_COMPONENTS];
+	char name[64];
+	int id, ret, i;
+
+	if (kpmc_papi_core_pmu(name, sizeof(name), &id))
+		return;
+	memset(&scratch, 0, sizeof(scratch));
+	scratch.tls_papi_event_code = (unsigned int)-1;
+	scratch.tls_papi_event_code_changed = -1;
+	if (!was)
+		_papi_hwi_my_thread = &scratch;
+	for (i = cidx + 1; i < papi_num_components && i < KPMC_PAPI_MAX_COMPONENTS; i++) {
+		disabled[i] = _papi_hwd[i]->cmp_info.disabled;
+		_papi_hwd[i]->cmp_info.disabled = PAPI_ECMP;
+	}
+	ret = _papi_load_preset_table(name, id, cidx);
+	for (i = cidx + 1; i < papi_num_components && i < KPMC_PAPI_MAX_COMPONENTS; i++)
+		_papi_hwd[i]->cmp_info.disabled = disabled[i];
+	_papi_hwi_my_thread = was;
+	if (ret != PAPI_OK)
+		SUBDBG("kpmc: no presets for %s: %d\n", name, ret);
+#else
+	(void)cidx;
+	SUBDBG("kpmc: no presets: PAPI built without thread-local storage\n");
+#endif
+}
+
 static int _kpmc_init_component(int cidx)
 {
 	char why[PAPI_MAX_STR_LEN];
@@ -82,6 +130,8 @@ static int _kpmc_init_component(int cidx)
 	kpmc_papi_pfm_start(&pmu);
 	if (kpmc_papi_events_load(&pmu, why, sizeof(why)))
 		return disable(PAPI_ENOSUPP, why);
+	if (cidx == 0)
+		load_presets(cidx);
 	mpx = pmu.layout.nr_counters * KPMC_MAX_SETS;
 	_kpmc_vector.cmp_info.num_cntrs = (int)pmu.layout.nr_counters;
 	_kpmc_vector.cmp_info.num_mpx_cntrs = (int)(mpx < KPMC_PAPI_MAX_EVENTS ? mpx : KPMC_PAPI_MAX_EVENTS);

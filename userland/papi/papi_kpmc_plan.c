@@ -57,6 +57,27 @@ void kpmc_papi_pfm_start(const struct kpmc_papi_pmu *pmu)
 	pthread_mutex_unlock(&pfm_lock);
 }
 
+int kpmc_papi_core_pmu(char *name, size_t len, int *id)
+{
+	pfm_pmu_t p;
+	int ret = -1;
+
+	pthread_mutex_lock(&pfm_lock);
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t info = { .size = sizeof(info) };
+
+		if (pfm_get_pmu_info(p, &info) == PFM_SUCCESS && info.is_present &&
+		    info.type == PFM_PMU_TYPE_CORE) {
+			snprintf(name, len, "%s", info.name);
+			*id = (int)p;
+			ret = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pfm_lock);
+	return ret;
+}
+
 /* One kpmc set being filled: its events' specs and codes, and which PAPI event each is. */
 struct set_draft {
 	unsigned int n;

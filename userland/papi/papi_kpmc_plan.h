@@ -73,6 +73,13 @@ void kpmc_papi_pfm_unlock(void);
 void kpmc_papi_pfm_start(const struct kpmc_papi_pmu *pmu);
 
 /*
+ * The libpfm4 core PMU kpmc names events by (the first present; on x86 the
+ * one the module's PMU forced): its name and libpfm4 id, for PAPI's preset
+ * table. 0, or -1 when libpfm4 has none.
+ */
+int kpmc_papi_core_pmu(char *name, size_t len, int *id);
+
+/*
  * An event name's code for kpmc's backend, through kpmc's encoder under
  * the libpfm4 lock. 0, or KPMC_PAPI_PLAN_UNKNOWN with the
  * reason in err.
