@@ -58,7 +58,9 @@ got=$(KPMC_FAKE_PROC=$tmp/proc LD_PRELOAD=$tmp/fake.so "$tmp/run" 2>&1 | sed 's/
 # Two events on pmc0-1, each read one unit of the fake's counts; eight in
 # two sets, each count times the thread's 1000 ns over its set's 600 or
 # 400; a seventh without multiplexing has no counter; kernel mode too with
-# PAPI_DOM_KERNEL; PAPI_TOT_INS and PAPI_TOT_CYC as the same two where kpmc
+# PAPI_DOM_KERNEL; with PAPI_INHERIT, a created thread's exit record adds
+# its 5000 and 7000 (until the reset; the thread's own detach and a lost
+# notice add nothing); PAPI_TOT_INS and PAPI_TOT_CYC as the same two where kpmc
 # is component 0 (its place among the compiled-in components); the same two
 # after PAPI_shutdown() and a new PAPI_library_init().
 two='pmc0=0xc0,usr0=1,os0=0,pmc1=0x76,usr1=1,os1=0'
@@ -93,6 +95,11 @@ kernel enable=1
 kernel read: 100
 kernel enable=0
 kernel stop: 100
+inherit config=$two
+inherit enable=1
+inherit read: 5100 7200
+inherit enable=0
+inherit stop: 100 200
 $presets
 kpmc counters=6 multiplexed=24 native=N
 again config=$two
@@ -104,4 +111,4 @@ again stop: 100 200"
 --
 $want"
 [ "$cidx" = 0 ] && here="$here; component 0, with presets"
-echo "papi_component: PASS kpmc compiled in, $here; on a fake module: events listed, sets written (multiplexed, kernel mode), counts read (multiplexed: scaled) and reset, PAPI started twice"
+echo "papi_component: PASS kpmc compiled in, $here; on a fake module: events listed, sets written (multiplexed, kernel mode), counts read (multiplexed: scaled; inherited) and reset, PAPI started twice"

@@ -6,15 +6,20 @@
  * two events are counted (read while counting, reset, read at the stop);
  * eight are counted multiplexed (two kpmc sets, each count scaled by the
  * thread's time over its set's); a seventh event without multiplexing is
- * refused; one is counted in user and kernel mode; two presets where kpmc
+ * refused; one is counted in user and kernel mode; two with PAPI_INHERIT,
+ * a created thread's exit record appended to the session meanwhile (and
+ * records that are not a created thread's counts); two presets where kpmc
  * is component 0 (PAPI's presets are its alone); and two again after PAPI
  * shut down and started again (perf_event's shutdown stops libpfm4). Prints each configuration written
  * and each count, for tests/host/papi_component.sh to compare.
  *   KPMC_FAKE_PROC=DIR LD_PRELOAD=papi_fake_kpmc.so papi_kpmc_run
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <papi.h>
 #include <uapi/linux/kpmc.h>
 
@@ -70,6 +75,44 @@ static int fake_module(void)
 	return put("info", info, sizeof(info) - 1) || put("self", &ss, sizeof(ss)) ||
 	       put("config", "", 0) || put("enable", "", 0) || put("monitor", "", 0) ||
 	       put("last_error", "", 0);
+}
+
+/*
+ * Records into the session while it counts: a created thread's exit (pmc0
+ * 5000, pmc1 7000), and what is no created thread's counts: the counting
+ * thread's own detach, a lost-records notice.
+ */
+static int child_records(void)
+{
+	struct kpmc_record r[3];
+	char path[4096];
+	FILE *f;
+	int i;
+
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < 3; i++) {
+		r[i].version = KPMC_RECORD_VERSION;
+		r[i].size = sizeof(r[i]);
+		r[i].counter_mask = 0x3;
+	}
+	r[0].kind = KPMC_REC_EXIT;
+	r[0].tid = 4242;
+	r[0].run_ns = 500;
+	r[0].counts[0] = 5000;
+	r[0].counts[1] = 7000;
+	r[1].kind = KPMC_REC_DETACH;
+	r[1].tid = (uint32_t)syscall(SYS_gettid);
+	r[1].counts[0] = r[1].counts[1] = 1000000;
+	r[2].kind = KPMC_REC_LOST;
+	r[2].tid = 4243;
+	r[2].counts[0] = r[2].counts[1] = 1000000;
+	snprintf(path, sizeof(path), "%s/monitor", dir);
+	f = fopen(path, "a");
+	if (!f || fwrite(r, sizeof(r[0]), 3, f) != 3 || fclose(f)) {
+		perror(path);
+		return -1;
+	}
+	return 0;
 }
 
 /* What the component last wrote to FILE, on one line. */
@@ -130,20 +173,35 @@ static int set_domain(int set, int domain)
 	return PAPI_set_opt(PAPI_DOMAIN, &opt);
 }
 
+/* The event set counts the threads its thread creates (PAPI_INHERIT). */
+static int set_inherit(int set)
+{
+	PAPI_option_t opt;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.inherit.eventset = set;
+	opt.inherit.inherit = PAPI_INHERIT_ALL;
+	return PAPI_set_opt(PAPI_INHERIT, &opt);
+}
+
+/* How an event set of count() is set up. */
+enum { PLAIN = 0, MULTIPLEXED = 1, INHERIT = 2 };
+
 /*
- * n events counted once in the modes domain (0: the default): the
- * configuration written, the counts read while counting, then (after a
- * reset) at the stop.
+ * n events counted once in the modes domain (0: the default), set up as
+ * how says: the configuration written, the counts read while counting (with
+ * INHERIT, after a created thread's records), then (after a reset) at the
+ * stop.
  */
-static int count(const char *what, const char *const *names, unsigned int n, int multiplexed,
-		 int domain)
+static int count(const char *what, const char *const *names, unsigned int n, int how, int domain)
 {
 	long long values[8];
 	int set = PAPI_NULL, cidx = PAPI_get_component_index("kpmc"), ret;
 	unsigned int i;
 
 	if (PAPI_create_eventset(&set) != PAPI_OK || PAPI_assign_eventset_component(set, cidx) != PAPI_OK ||
-	    (multiplexed && PAPI_set_multiplex(set) != PAPI_OK) || (domain && set_domain(set, domain) != PAPI_OK)) {
+	    (how == MULTIPLEXED && PAPI_set_multiplex(set) != PAPI_OK) ||
+	    (how == INHERIT && set_inherit(set) != PAPI_OK) || (domain && set_domain(set, domain) != PAPI_OK)) {
 		printf("%s: no event set\n", what);
 		return -1;
 	}
@@ -161,6 +219,8 @@ static int count(const char *what, const char *const *names, unsigned int n, int
 	}
 	show(what, "config");
 	show(what, "enable");
+	if (how == INHERIT && child_records())
+		return -1;
 	ret = PAPI_read(set, values);
 	if (ret == PAPI_OK)
 		show_counts(what, "read", values, n);
@@ -189,18 +249,19 @@ int main(void)
 		return 2;
 	if (start_papi())
 		return 1;
-	ret = count("two", zen3_events, 2, 0, 0) || count("eight", zen3_events, 8, 1, 0);
-	count("seven", zen3_events, 7, 0, 0);
-	ret = ret || count("kernel", zen3_events, 1, 0, PAPI_DOM_USER | PAPI_DOM_KERNEL);
+	ret = count("two", zen3_events, 2, PLAIN, 0) || count("eight", zen3_events, 8, MULTIPLEXED, 0);
+	count("seven", zen3_events, 7, PLAIN, 0);
+	ret = ret || count("kernel", zen3_events, 1, PLAIN, PAPI_DOM_USER | PAPI_DOM_KERNEL) ||
+	      count("inherit", zen3_events, 2, INHERIT, 0);
 	cidx = PAPI_get_component_index("kpmc");
 	if (cidx == 0)
-		ret = ret || count("presets", presets, 2, 0, 0);
+		ret = ret || count("presets", presets, 2, PLAIN, 0);
 	else
 		printf("presets: none, kpmc is component %d\n", cidx);
 	PAPI_shutdown();
 	if (ret || start_papi())
 		return 1;
-	ret = count("again", zen3_events, 2, 0, 0);
+	ret = count("again", zen3_events, 2, PLAIN, 0);
 	PAPI_shutdown();
 	return ret ? 1 : 0;
 }

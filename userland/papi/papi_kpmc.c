@@ -10,11 +10,14 @@
  * kpmc event sets that the kernel rotates (PAPI_set_multiplex), each
  * event's count scaled by the thread's on-CPU time over its set's.
  * The /proc/kpmc requests and their refusals' reasons are kpmc's own client
- * (common/kpmc_proc.c).
+ * (common/kpmc_proc.c). With PAPI_INHERIT, the threads and processes the
+ * counting thread creates (kpmc counts them, for its session) add what
+ * their records in the session say: their counts at their exit.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "papi.h"
@@ -36,6 +39,16 @@ struct kpmc_papi_context {
 	struct kpmc_papi_control *counting;	/* the event set counting now, or NULL */
 };
 
+/*
+ * What the records of the threads a counting thread created carry, summed
+ * as of one thread: per set its counts and on-CPU time, and all its time.
+ */
+struct kpmc_papi_children {
+	uint64_t run_ns;
+	uint64_t set_ns[KPMC_MAX_SETS];
+	uint64_t counts[KPMC_MAX_SETS][KPMC_MAX_COUNTERS];
+};
+
 /* An event set's state. */
 struct kpmc_papi_control {
 	unsigned int nr_events;
@@ -46,6 +59,8 @@ struct kpmc_papi_control {
 	struct kpmc_papi_plan plan;
 	int running;
 	struct kpmc_counts base;		/* the counts at the start or the last reset */
+	int inherit;				/* PAPI_INHERIT: the created threads' counts too */
+	struct kpmc_papi_children children;	/* theirs since the start or the last reset */
 	long long values[KPMC_PAPI_MAX_EVENTS];
 };
 
@@ -229,39 +244,82 @@ static int read_now(const struct kpmc_papi_control *k, struct kpmc_counts *now)
 	return err ? PAPI_ESYS : PAPI_OK;
 }
 
+/* A set's count over the whole time: scaled by all_ns / set_ns when sets rotate. */
+static long long estimate(uint64_t count, uint64_t set_ns, uint64_t all_ns, int rotating)
+{
+	if (!rotating)
+		return (long long)count;
+	return set_ns ? (long long)((double)count * (double)all_ns / (double)set_ns + 0.5) : 0;
+}
+
 /*
  * Each event's count since the base: its set's count scaled by the
  * thread's on-CPU time over the set's when sets rotate. A read that has
  * no per-set times (KPMC_READ_PATH=fast forces the page) gives the counts
- * unscaled.
+ * unscaled. With PAPI_INHERIT, plus the created threads' counts, scaled by
+ * their own times.
  */
 static void values_since_base(struct kpmc_papi_control *k, const struct kpmc_counts *now)
 {
 	const struct kpmc_counts *b = &k->base;
+	const struct kpmc_papi_children *ch = &k->children;
+	int rotating = k->plan.nr_sets > 1;
 	unsigned int i, s, p;
 
 	for (i = 0; i < k->nr_events; i++) {
 		s = k->plan.set_of[i];
 		p = k->plan.pmc_of[i];
-		if (k->plan.nr_sets < 2 || now->nr_sets <= s || b->nr_sets <= s) {
+		if (!rotating || now->nr_sets <= s || b->nr_sets <= s)
 			k->values[i] = (long long)(now->counts[p] - b->counts[p]);
-		} else {
-			uint64_t count = now->sets[s].counts[p] - b->sets[s].counts[p];
-			uint64_t set_ns = now->sets[s].run_ns - b->sets[s].run_ns;
-			uint64_t all_ns = now->run_ns - b->run_ns;
-
-			k->values[i] = set_ns ? (long long)((double)count * (double)all_ns / (double)set_ns + 0.5) : 0;
-		}
+		else
+			k->values[i] = estimate(now->sets[s].counts[p] - b->sets[s].counts[p],
+						now->sets[s].run_ns - b->sets[s].run_ns,
+						now->run_ns - b->run_ns, 1);
+		if (k->inherit)
+			k->values[i] += estimate(ch->counts[s][p], ch->set_ns[s], ch->run_ns, rotating);
 	}
 }
 
-/* Records the thread's session holds (rotations, a detach): not used, taken so the ring keeps room. */
-static void drain_session(const struct kpmc_papi_context *c)
+/* A record of the session: a created thread's counts are the inheriting event set's. */
+static void take_record(struct kpmc_papi_control *k, const struct kpmc_record *r, uint32_t self)
+{
+	struct kpmc_papi_children *ch = &k->children;
+	unsigned int p;
+
+	if (r->version != KPMC_RECORD_VERSION || r->size != sizeof(*r) || r->tid == self ||
+	    r->set >= KPMC_MAX_SETS)
+		return;
+	switch (r->kind) {
+	case KPMC_REC_TBS:
+	case KPMC_REC_EXIT:
+	case KPMC_REC_DETACH:
+	case KPMC_REC_EBS:
+	case KPMC_REC_MUX:
+		break;
+	default:
+		return;		/* no thread's counts: lost records, memory, stacks, CPUs */
+	}
+	ch->run_ns += r->run_ns;
+	ch->set_ns[r->set] += r->run_ns;
+	for (p = 0; p < KPMC_MAX_COUNTERS; p++)
+		if (r->counter_mask & (1u << p))
+			ch->counts[r->set][p] += r->counts[p];
+}
+
+/*
+ * The records the thread's session holds (its own rotations and detach,
+ * the threads it created), taken so the ring keeps room; those of the
+ * created threads count for k where it inherits (k NULL: none does).
+ */
+static void drain_session(const struct kpmc_papi_context *c, struct kpmc_papi_control *k)
 {
 	struct kpmc_record rec[16];
+	uint32_t self = (uint32_t)syscall(SYS_gettid);
+	ssize_t n, i;
 
-	while (c->monitor_fd >= 0 && read(c->monitor_fd, rec, sizeof(rec)) > 0)
-		;
+	while (c->monitor_fd >= 0 && (n = read(c->monitor_fd, rec, sizeof(rec))) > 0)
+		for (i = 0; k && k->inherit && i < n / (ssize_t)sizeof(rec[0]); i++)
+			take_record(k, &rec[i], self);
 }
 
 static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
@@ -297,6 +355,9 @@ static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	err = kpmc_proc_write("enable", "1", why, sizeof(why));
 	if (err)
 		return kpmc_error("enable refused", err, why);
+	/* What the session held before counts for no one. */
+	drain_session(c, NULL);
+	memset(&k->children, 0, sizeof(k->children));
 	err = read_now(k, &k->base);
 	if (err) {
 		kpmc_proc_write("enable", "0", why, sizeof(why));
@@ -319,6 +380,7 @@ static int _kpmc_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	if (!k->running)
 		return PAPI_OK;
 	/* The last counts first: a thread that stops counting has none to read. */
+	drain_session(c, k);
 	if (read_now(k, &now) == PAPI_OK)
 		values_since_base(k, &now);
 	else
@@ -326,7 +388,7 @@ static int _kpmc_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	err = kpmc_proc_write("enable", "0", why, sizeof(why));
 	if (err && ret == PAPI_OK)
 		ret = kpmc_error("stop refused", err, why);
-	drain_session(c);
+	drain_session(c, NULL);
 	k->running = 0;
 	if (c->counting == k)
 		c->counting = NULL;
@@ -341,13 +403,13 @@ static int _kpmc_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long **
 
 	(void)flags;
 	if (k->running) {
+		/* Rotations and created threads' exits are records in the session's ring. */
+		if (k->plan.nr_sets > 1 || k->inherit)
+			drain_session(ctx, k);
 		ret = read_now(k, &now);
 		if (ret != PAPI_OK)
 			return ret;
 		values_since_base(k, &now);
-		/* A rotation is a record in the session's ring. */
-		if (k->plan.nr_sets > 1)
-			drain_session(ctx);
 	}
 	*events = k->values;
 	return PAPI_OK;
@@ -357,9 +419,12 @@ static int _kpmc_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
 	struct kpmc_papi_control *k = ctl;
 
-	(void)ctx;
 	memset(k->values, 0, sizeof(k->values));
-	return k->running ? read_now(k, &k->base) : PAPI_OK;
+	if (!k->running)
+		return PAPI_OK;
+	drain_session(ctx, NULL);
+	memset(&k->children, 0, sizeof(k->children));
+	return read_now(k, &k->base);
 }
 
 static int _kpmc_shutdown_thread(hwd_context_t *ctx)
@@ -421,8 +486,12 @@ static int _kpmc_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 		return set_domain(option->domain.ESI->ctl_state, option->domain.domain);
 	case PAPI_GRANUL:
 		return option->granularity.granularity == PAPI_GRN_THR ? PAPI_OK : PAPI_EINVAL;
+	case PAPI_INHERIT:
+		k = option->inherit.ESI->ctl_state;
+		k->inherit = option->inherit.inherit != PAPI_INHERIT_NONE;
+		return PAPI_OK;
 	default:
-		/* Attach, CPU attach, inheritance: doc/papi.md says what they need. */
+		/* Attach, CPU attach: doc/papi.md says what they need. */
 		return PAPI_ENOSUPP;
 	}
 }
@@ -510,6 +579,8 @@ papi_vector_t _kpmc_vector = {
 		.hardware_intr_sig = PAPI_INT_SIGNAL,
 		/* kpmc rotates event sets itself (PAPI_set_multiplex). */
 		.kernel_multiplex = 1,
+		/* kpmc counts the threads a counting thread creates (PAPI_INHERIT). */
+		.inherit = 1,
 	},
 	.size = {
 		.context = sizeof(struct kpmc_papi_context),
