@@ -36,6 +36,7 @@ papi_vector_t _kpmc_vector;
 /* A thread's state: its kpmc session, opened at its first start. */
 struct kpmc_papi_context {
 	int monitor_fd;				/* -1: none yet */
+	uint32_t tid;				/* the thread that opened it */
 	struct kpmc_papi_control *counting;	/* the event set counting now, or NULL */
 };
 
@@ -166,6 +167,7 @@ static int _kpmc_init_thread(hwd_context_t *ctx)
 	struct kpmc_papi_context *c = ctx;
 
 	c->monitor_fd = -1;
+	c->tid = 0;
 	c->counting = NULL;
 	return PAPI_OK;
 }
@@ -180,11 +182,15 @@ static int _kpmc_init_control_state(hwd_control_state_t *ctl)
 	return PAPI_OK;
 }
 
-/* The plan for the event set's events, domain and multiplexing as they are now. */
+/*
+ * The plan for the event set's events, domain and multiplexing as they are
+ * now; one that cannot be made leaves the last one.
+ */
 static int replan(struct kpmc_papi_control *k)
 {
 	struct kpmc_papi_event_ref ref[KPMC_PAPI_MAX_EVENTS];
 	const struct kpmc_papi_event *e;
+	struct kpmc_papi_plan plan;
 	char why[256];
 	unsigned int i;
 	int ret;
@@ -199,9 +205,11 @@ static int replan(struct kpmc_papi_control *k)
 	}
 	ret = kpmc_papi_plan_make(&pmu, ref, k->nr_events, !!(k->domain & PAPI_DOM_USER),
 				  !!(k->domain & (PAPI_DOM_KERNEL | PAPI_DOM_SUPERVISOR)),
-				  k->multiplexed, k->mux_ms, &k->plan, why, sizeof(why));
-	if (ret == KPMC_PAPI_PLAN_OK)
+				  k->multiplexed, k->mux_ms, &plan, why, sizeof(why));
+	if (ret == KPMC_PAPI_PLAN_OK) {
+		k->plan = plan;
 		return PAPI_OK;
+	}
 	SUBDBG("kpmc: %s\n", why);
 	return ret == KPMC_PAPI_PLAN_UNKNOWN ? PAPI_ENOEVNT : PAPI_ECNFLCT;
 }
@@ -210,17 +218,26 @@ static int _kpmc_update_control_state(hwd_control_state_t *ctl, NativeInfo_t *na
 				      hwd_context_t *ctx)
 {
 	struct kpmc_papi_control *k = ctl;
-	int i;
+	unsigned int was[KPMC_PAPI_MAX_EVENTS], nr_was = k->nr_events;
+	int i, ret;
 
 	(void)ctx;
 	if (count < 0 || count > KPMC_PAPI_MAX_EVENTS)
 		return PAPI_ECNFLCT;
+	memcpy(was, k->event, sizeof(was));
 	k->nr_events = (unsigned int)count;
-	for (i = 0; i < count; i++) {
+	for (i = 0; i < count; i++)
 		k->event[i] = (unsigned int)native[i].ni_event;
-		native[i].ni_position = i;
+	ret = replan(k);
+	if (ret != PAPI_OK) {
+		/* The event set stays as it was: events and plan. */
+		memcpy(k->event, was, sizeof(was));
+		k->nr_events = nr_was;
+		return ret;
 	}
-	return replan(k);
+	for (i = 0; i < count; i++)
+		native[i].ni_position = i;
+	return PAPI_OK;
 }
 
 /* A refusal of kpmc's as PAPI's error, its reason in PAPI's error output. */
@@ -339,6 +356,7 @@ static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 			c->monitor_fd = -1;
 			return kpmc_error(KPMC_PROC_DIR "/monitor", err, why);
 		}
+		c->tid = (uint32_t)syscall(SYS_gettid);
 	}
 	err = kpmc_proc_write("config", k->plan.config, why, sizeof(why));
 	if (err == -EBUSY) {
@@ -427,13 +445,20 @@ static int _kpmc_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	return read_now(k, &k->base);
 }
 
+/*
+ * PAPI shuts a thread down from that thread, or all of them from the one
+ * that calls PAPI_shutdown(). enable 0 stops the thread that writes it: only
+ * the owner writes it; another's counting stops with its session's close
+ * (kpmc stops a closed session's threads at their next switch).
+ */
 static int _kpmc_shutdown_thread(hwd_context_t *ctx)
 {
 	struct kpmc_papi_context *c = ctx;
 	char why[256];
 
 	if (c->counting) {
-		kpmc_proc_write("enable", "0", why, sizeof(why));
+		if (c->tid == (uint32_t)syscall(SYS_gettid))
+			kpmc_proc_write("enable", "0", why, sizeof(why));
 		c->counting->running = 0;
 		c->counting = NULL;
 	}
@@ -451,10 +476,8 @@ static int set_domain(struct kpmc_papi_control *k, int domain)
 		return PAPI_EINVAL;
 	k->domain = domain;
 	ret = replan(k);
-	if (ret != PAPI_OK) {
-		k->domain = old;
-		replan(k);
-	}
+	if (ret != PAPI_OK)
+		k->domain = old;	/* the plan stays the old domain's */
 	return ret;
 }
 
@@ -480,7 +503,7 @@ static int _kpmc_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 		k->multiplexed = 1;
 		ret = replan(k);
 		if (ret != PAPI_OK)
-			k->multiplexed = 0;
+			k->multiplexed = 0;	/* the plan stays the unmultiplexed one */
 		return ret;
 	case PAPI_DOMAIN:
 		return set_domain(option->domain.ESI->ctl_state, option->domain.domain);
