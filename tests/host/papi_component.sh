@@ -60,7 +60,10 @@ got=$(KPMC_FAKE_PROC=$tmp/proc LD_PRELOAD=$tmp/fake.so "$tmp/run" 2>&1 | sed 's/
 # 400; a seventh without multiplexing has no counter; kernel mode too with
 # PAPI_DOM_KERNEL; with PAPI_INHERIT, a created thread's exit record adds
 # its 5000 and 7000 (until the reset; the thread's own detach and a lost
-# notice add nothing); PAPI_TOT_INS and PAPI_TOT_CYC as the same two where kpmc
+# notice add nothing); attached to another thread, its sample's 300 and 400
+# while it counts, then its exit's 10 and 20 (no detach asked), or, still
+# running at the stop, detached ("pid=N,stop"; its last record waited for,
+# none comes here); PAPI_TOT_INS and PAPI_TOT_CYC as the same two where kpmc
 # is component 0 (its place among the compiled-in components); the same two
 # after PAPI_shutdown() and a new PAPI_library_init().
 two='pmc0=0xc0,usr0=1,os0=0,pmc1=0x76,usr1=1,os1=0'
@@ -100,6 +103,16 @@ inherit enable=1
 inherit read: 5100 7200
 inherit enable=0
 inherit stop: 100 200
+attached config=$two,tbs=10
+attached enable=pid=5555
+attached read: 300 400
+attached enable=pid=5555
+attached stop: 10 20
+detached config=$two,tbs=10
+detached enable=pid=5555
+detached read: 300 400
+detached enable=pid=5555,stop
+detached stop: 0 0
 $presets
 kpmc counters=6 multiplexed=24 native=N
 again config=$two
@@ -111,4 +124,4 @@ again stop: 100 200"
 --
 $want"
 [ "$cidx" = 0 ] && here="$here; component 0, with presets"
-echo "papi_component: PASS kpmc compiled in, $here; on a fake module: events listed, sets written (multiplexed, kernel mode), counts read (multiplexed: scaled; inherited) and reset, PAPI started twice"
+echo "papi_component: PASS kpmc compiled in, $here; on a fake module: events listed, sets written (multiplexed, kernel mode), counts read (multiplexed: scaled; inherited; attached) and reset, PAPI started twice"

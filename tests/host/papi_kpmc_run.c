@@ -8,7 +8,9 @@
  * thread's time over its set's); a seventh event without multiplexing is
  * refused; one is counted in user and kernel mode; two with PAPI_INHERIT,
  * a created thread's exit record appended to the session meanwhile (and
- * records that are not a created thread's counts); two presets where kpmc
+ * records that are not a created thread's counts); two of another thread
+ * (PAPI_attach), from its records, until its exit or until detached; two
+ * presets where kpmc
  * is component 0 (PAPI's presets are its alone); and two again after PAPI
  * shut down and started again (perf_event's shutdown stops libpfm4). Prints each configuration written
  * and each count, for tests/host/papi_component.sh to compare.
@@ -77,42 +79,66 @@ static int fake_module(void)
 	       put("last_error", "", 0);
 }
 
-/*
- * Records into the session while it counts: a created thread's exit (pmc0
- * 5000, pmc1 7000), and what is no created thread's counts: the counting
- * thread's own detach, a lost-records notice.
- */
-static int child_records(void)
+/* A record of thread tid, kind, counting pmc0 and pmc1 of set 0. */
+static struct kpmc_record record(unsigned int kind, uint32_t tid, uint64_t pmc0, uint64_t pmc1)
 {
-	struct kpmc_record r[3];
+	struct kpmc_record r = {
+		.version = KPMC_RECORD_VERSION, .size = sizeof(r), .kind = (uint8_t)kind, .tid = tid,
+		.counter_mask = 0x3, .run_ns = 500, .counts = { pmc0, pmc1 },
+	};
+
+	return r;
+}
+
+/* Records into the session, as the kernel would put them there. */
+static int append_records(const struct kpmc_record *r, size_t n)
+{
 	char path[4096];
 	FILE *f;
-	int i;
 
-	memset(r, 0, sizeof(r));
-	for (i = 0; i < 3; i++) {
-		r[i].version = KPMC_RECORD_VERSION;
-		r[i].size = sizeof(r[i]);
-		r[i].counter_mask = 0x3;
-	}
-	r[0].kind = KPMC_REC_EXIT;
-	r[0].tid = 4242;
-	r[0].run_ns = 500;
-	r[0].counts[0] = 5000;
-	r[0].counts[1] = 7000;
-	r[1].kind = KPMC_REC_DETACH;
-	r[1].tid = (uint32_t)syscall(SYS_gettid);
-	r[1].counts[0] = r[1].counts[1] = 1000000;
-	r[2].kind = KPMC_REC_LOST;
-	r[2].tid = 4243;
-	r[2].counts[0] = r[2].counts[1] = 1000000;
 	snprintf(path, sizeof(path), "%s/monitor", dir);
 	f = fopen(path, "a");
-	if (!f || fwrite(r, sizeof(r[0]), 3, f) != 3 || fclose(f)) {
+	if (!f || fwrite(r, sizeof(r[0]), n, f) != n || fclose(f)) {
 		perror(path);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * While an inheriting set counts: a created thread's exit (pmc0 5000, pmc1
+ * 7000), and what is no created thread's counts: the counting thread's own
+ * detach, a lost-records notice.
+ */
+static int child_records(void)
+{
+	struct kpmc_record r[3] = {
+		record(KPMC_REC_EXIT, 4242, 5000, 7000),
+		record(KPMC_REC_DETACH, (uint32_t)syscall(SYS_gettid), 1000000, 1000000),
+		record(KPMC_REC_LOST, 4243, 1000000, 1000000),
+	};
+
+	return append_records(r, 3);
+}
+
+/* The attached thread (ATTACHED_TID): a sample, and another thread's exit. */
+#define ATTACHED_TID 5555
+static int attached_sample(void)
+{
+	struct kpmc_record r[2] = {
+		record(KPMC_REC_TBS, ATTACHED_TID, 300, 400),
+		record(KPMC_REC_EXIT, 4242, 5000, 7000),
+	};
+
+	return append_records(r, 2);
+}
+
+/* Its exit, after which it is detached already. */
+static int attached_exit(void)
+{
+	struct kpmc_record r = record(KPMC_REC_EXIT, ATTACHED_TID, 10, 20);
+
+	return append_records(&r, 1);
 }
 
 /* What the component last wrote to FILE, on one line. */
@@ -185,13 +211,14 @@ static int set_inherit(int set)
 }
 
 /* How an event set of count() is set up. */
-enum { PLAIN = 0, MULTIPLEXED = 1, INHERIT = 2 };
+enum { PLAIN = 0, MULTIPLEXED = 1, INHERIT = 2, ATTACHED = 3, ATTACHED_RUNNING = 4 };
 
 /*
  * n events counted once in the modes domain (0: the default), set up as
  * how says: the configuration written, the counts read while counting (with
- * INHERIT, after a created thread's records), then (after a reset) at the
- * stop.
+ * INHERIT, after a created thread's records; ATTACHED, after the attached
+ * thread's sample), then (after a reset, and ATTACHED its exit) at the stop
+ * (ATTACHED_RUNNING: which detaches it, and waits for its last record).
  */
 static int count(const char *what, const char *const *names, unsigned int n, int how, int domain)
 {
@@ -201,7 +228,9 @@ static int count(const char *what, const char *const *names, unsigned int n, int
 
 	if (PAPI_create_eventset(&set) != PAPI_OK || PAPI_assign_eventset_component(set, cidx) != PAPI_OK ||
 	    (how == MULTIPLEXED && PAPI_set_multiplex(set) != PAPI_OK) ||
-	    (how == INHERIT && set_inherit(set) != PAPI_OK) || (domain && set_domain(set, domain) != PAPI_OK)) {
+	    (how == INHERIT && set_inherit(set) != PAPI_OK) ||
+	    (how >= ATTACHED && PAPI_attach(set, ATTACHED_TID) != PAPI_OK) ||
+	    (domain && set_domain(set, domain) != PAPI_OK)) {
 		printf("%s: no event set\n", what);
 		return -1;
 	}
@@ -219,13 +248,15 @@ static int count(const char *what, const char *const *names, unsigned int n, int
 	}
 	show(what, "config");
 	show(what, "enable");
-	if (how == INHERIT && child_records())
+	if ((how == INHERIT && child_records()) || (how >= ATTACHED && attached_sample()))
 		return -1;
 	ret = PAPI_read(set, values);
 	if (ret == PAPI_OK)
 		show_counts(what, "read", values, n);
 	if (ret == PAPI_OK)
 		ret = PAPI_reset(set);
+	if (ret == PAPI_OK && how == ATTACHED && attached_exit())
+		return -1;
 	if (ret == PAPI_OK)
 		ret = PAPI_stop(set, values);
 	if (ret != PAPI_OK) {
@@ -252,7 +283,8 @@ int main(void)
 	ret = count("two", zen3_events, 2, PLAIN, 0) || count("eight", zen3_events, 8, MULTIPLEXED, 0);
 	count("seven", zen3_events, 7, PLAIN, 0);
 	ret = ret || count("kernel", zen3_events, 1, PLAIN, PAPI_DOM_USER | PAPI_DOM_KERNEL) ||
-	      count("inherit", zen3_events, 2, INHERIT, 0);
+	      count("inherit", zen3_events, 2, INHERIT, 0) || count("attached", zen3_events, 2, ATTACHED, 0) ||
+	      count("detached", zen3_events, 2, ATTACHED_RUNNING, 0);
 	cidx = PAPI_get_component_index("kpmc");
 	if (cidx == 0)
 		ret = ret || count("presets", presets, 2, PLAIN, 0);

@@ -6,7 +6,8 @@
  * lines (papi_kpmc_events.c). On libpfm4's Zen 4 table, forced, as the AMD
  * backend's "pmu:" line picks it: the same codes on any machine; and on the
  * arm64 guests' PMU by the codes kpmc -L lists there, each configuration
- * held to the kernel's own parser (config_parse.c).
+ * (with an attached thread's sample rate too) held to the kernel's own
+ * parser (config_parse.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -142,7 +143,7 @@ static void test_arm64_guest_sets(void **state)
 	struct kpmc_config_sets parsed;
 	struct kpmc_papi_pmu pmu;
 	struct kpmc_papi_plan plan;
-	char err[256];
+	char err[256], before[KPMC_PAPI_CONFIG_LEN], token[KPMC_PAPI_CONFIG_LEN];
 	unsigned int i;
 
 	(void)state;
@@ -166,6 +167,18 @@ static void test_arm64_guest_sets(void **state)
 	assert_int_equal(parsed.nr, 2);
 	assert_int_equal(parsed.set[0].mux_ms, 20);
 	assert_int_equal(parsed.set[1].mux_ms, 20);
+	/* Attached to another thread: its counts come as samples, each set's own. */
+	assert_int_equal(kpmc_papi_plan_add_token(&plan, "tbs=10"), KPMC_PAPI_PLAN_OK);
+	assert_int_equal(kpmc_config_sets_parse(plan.config, strlen(plan.config), &guest_pmu, &parsed,
+						err, sizeof(err)), 0);
+	assert_int_equal(parsed.set[0].tbs_ms, 10);
+	assert_int_equal(parsed.set[1].tbs_ms, 10);
+	/* A token that does not fit leaves the configuration as it was. */
+	strcpy(before, plan.config);
+	memset(token, 'x', sizeof(token) - 1);
+	token[sizeof(token) - 1] = '\0';
+	assert_int_equal(kpmc_papi_plan_add_token(&plan, token), KPMC_PAPI_PLAN_TOO_LONG);
+	assert_string_equal(plan.config, before);
 }
 
 static void test_list_lines(void **state)

@@ -12,10 +12,14 @@
  * The /proc/kpmc requests and their refusals' reasons are kpmc's own client
  * (common/kpmc_proc.c). With PAPI_INHERIT, the threads and processes the
  * counting thread creates (kpmc counts them, for its session) add what
- * their records in the session say: their counts at their exit.
+ * their records in the session say: their counts at their exit. Attached
+ * to another thread (PAPI_attach: kpmc's enable pid=N), an event set's
+ * counts are that thread's records: samples every few ms while it counts,
+ * its last counts at its detach or exit.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -41,10 +45,11 @@ struct kpmc_papi_context {
 };
 
 /*
- * What the records of the threads a counting thread created carry, summed
- * as of one thread: per set its counts and on-CPU time, and all its time.
+ * What records of the session carry (the threads the counting thread
+ * created, or the attached one), summed as of one thread: per set its
+ * counts and on-CPU time, and all its time.
  */
-struct kpmc_papi_children {
+struct kpmc_papi_records {
 	uint64_t run_ns;
 	uint64_t set_ns[KPMC_MAX_SETS];
 	uint64_t counts[KPMC_MAX_SETS][KPMC_MAX_COUNTERS];
@@ -61,7 +66,9 @@ struct kpmc_papi_control {
 	int running;
 	struct kpmc_counts base;		/* the counts at the start or the last reset */
 	int inherit;				/* PAPI_INHERIT: the created threads' counts too */
-	struct kpmc_papi_children children;	/* theirs since the start or the last reset */
+	uint32_t attach_tid;			/* PAPI_attach's thread; 0: the caller */
+	int target_gone;			/* its exit or detach record is in */
+	struct kpmc_papi_records others;	/* theirs since the start or the last reset */
 	long long values[KPMC_PAPI_MAX_EVENTS];
 };
 
@@ -182,9 +189,12 @@ static int _kpmc_init_control_state(hwd_control_state_t *ctl)
 	return PAPI_OK;
 }
 
+/* How often an attached thread's counts are sampled (ms of its on-CPU time). */
+#define KPMC_PAPI_ATTACH_TBS_MS	"10"
+
 /*
- * The plan for the event set's events, domain and multiplexing as they are
- * now; one that cannot be made leaves the last one.
+ * The plan for the event set's events, domain, multiplexing and attached
+ * thread as they are now; one that cannot be made leaves the last one.
  */
 static int replan(struct kpmc_papi_control *k)
 {
@@ -206,6 +216,9 @@ static int replan(struct kpmc_papi_control *k)
 	ret = kpmc_papi_plan_make(&pmu, ref, k->nr_events, !!(k->domain & PAPI_DOM_USER),
 				  !!(k->domain & (PAPI_DOM_KERNEL | PAPI_DOM_SUPERVISOR)),
 				  k->multiplexed, k->mux_ms, &plan, why, sizeof(why));
+	/* An attached thread's counts come as records only: samples, every few ms. */
+	if (ret == KPMC_PAPI_PLAN_OK && k->attach_tid && plan.nr_sets)
+		ret = kpmc_papi_plan_add_token(&plan, "tbs=" KPMC_PAPI_ATTACH_TBS_MS);
 	if (ret == KPMC_PAPI_PLAN_OK) {
 		k->plan = plan;
 		return PAPI_OK;
@@ -279,7 +292,7 @@ static long long estimate(uint64_t count, uint64_t set_ns, uint64_t all_ns, int 
 static void values_since_base(struct kpmc_papi_control *k, const struct kpmc_counts *now)
 {
 	const struct kpmc_counts *b = &k->base;
-	const struct kpmc_papi_children *ch = &k->children;
+	const struct kpmc_papi_records *o = &k->others;
 	int rotating = k->plan.nr_sets > 1;
 	unsigned int i, s, p;
 
@@ -293,19 +306,42 @@ static void values_since_base(struct kpmc_papi_control *k, const struct kpmc_cou
 						now->sets[s].run_ns - b->sets[s].run_ns,
 						now->run_ns - b->run_ns, 1);
 		if (k->inherit)
-			k->values[i] += estimate(ch->counts[s][p], ch->set_ns[s], ch->run_ns, rotating);
+			k->values[i] += estimate(o->counts[s][p], o->set_ns[s], o->run_ns, rotating);
 	}
 }
 
-/* A record of the session: a created thread's counts are the inheriting event set's. */
+/* An attached event set's counts: the attached thread's records (and its children's). */
+static void values_of_records(struct kpmc_papi_control *k)
+{
+	const struct kpmc_papi_records *o = &k->others;
+	unsigned int i, s, p;
+
+	for (i = 0; i < k->nr_events; i++) {
+		s = k->plan.set_of[i];
+		p = k->plan.pmc_of[i];
+		k->values[i] = estimate(o->counts[s][p], o->set_ns[s], o->run_ns, k->plan.nr_sets > 1);
+	}
+}
+
+/*
+ * A record of the session, for k: the counts of another thread, summed
+ * where they are k's (a created thread's with PAPI_INHERIT; attached, the
+ * attached thread's and, with PAPI_INHERIT, the threads it creates).
+ */
 static void take_record(struct kpmc_papi_control *k, const struct kpmc_record *r, uint32_t self)
 {
-	struct kpmc_papi_children *ch = &k->children;
+	struct kpmc_papi_records *o = &k->others;
 	unsigned int p;
+	int ours;
 
-	if (r->version != KPMC_RECORD_VERSION || r->size != sizeof(*r) || r->tid == self ||
-	    r->set >= KPMC_MAX_SETS)
+	if (r->version != KPMC_RECORD_VERSION || r->size != sizeof(*r) || r->set >= KPMC_MAX_SETS)
 		return;
+	ours = k->attach_tid ? r->tid == k->attach_tid || k->inherit : k->inherit && r->tid != self;
+	if (!ours)
+		return;
+	if (k->attach_tid && r->tid == k->attach_tid &&
+	    (r->kind == KPMC_REC_EXIT || r->kind == KPMC_REC_DETACH))
+		k->target_gone = 1;
 	switch (r->kind) {
 	case KPMC_REC_TBS:
 	case KPMC_REC_EXIT:
@@ -316,11 +352,11 @@ static void take_record(struct kpmc_papi_control *k, const struct kpmc_record *r
 	default:
 		return;		/* no thread's counts: lost records, memory, stacks, CPUs */
 	}
-	ch->run_ns += r->run_ns;
-	ch->set_ns[r->set] += r->run_ns;
+	o->run_ns += r->run_ns;
+	o->set_ns[r->set] += r->run_ns;
 	for (p = 0; p < KPMC_MAX_COUNTERS; p++)
 		if (r->counter_mask & (1u << p))
-			ch->counts[r->set][p] += r->counts[p];
+			o->counts[r->set][p] += r->counts[p];
 }
 
 /*
@@ -335,29 +371,40 @@ static void drain_session(const struct kpmc_papi_context *c, struct kpmc_papi_co
 	ssize_t n, i;
 
 	while (c->monitor_fd >= 0 && (n = read(c->monitor_fd, rec, sizeof(rec))) > 0)
-		for (i = 0; k && k->inherit && i < n / (ssize_t)sizeof(rec[0]); i++)
+		for (i = 0; k && (k->inherit || k->attach_tid) && i < n / (ssize_t)sizeof(rec[0]); i++)
 			take_record(k, &rec[i], self);
+}
+
+/* This thread's session, opened at its first start: 0, or PAPI's error. */
+static int open_session(struct kpmc_papi_context *c)
+{
+	char why[256];
+	int fd;
+
+	if (c->monitor_fd >= 0)
+		return PAPI_OK;
+	fd = kpmc_proc_open("monitor", O_RDONLY | O_NONBLOCK);
+	if (fd < 0) {
+		kpmc_proc_reason(-fd, why, sizeof(why));
+		return kpmc_error(KPMC_PROC_DIR "/monitor", fd, why);
+	}
+	c->monitor_fd = fd;
+	c->tid = (uint32_t)syscall(SYS_gettid);
+	return PAPI_OK;
 }
 
 static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
 	struct kpmc_papi_context *c = ctx;
 	struct kpmc_papi_control *k = ctl;
-	char why[256];
+	char why[256], attach[32];
 	int err;
 
 	if (c->counting)
 		return PAPI_EISRUN;
-	if (c->monitor_fd < 0) {
-		c->monitor_fd = kpmc_proc_open("monitor", O_RDONLY | O_NONBLOCK);
-		if (c->monitor_fd < 0) {
-			kpmc_proc_reason(-c->monitor_fd, why, sizeof(why));
-			err = c->monitor_fd;
-			c->monitor_fd = -1;
-			return kpmc_error(KPMC_PROC_DIR "/monitor", err, why);
-		}
-		c->tid = (uint32_t)syscall(SYS_gettid);
-	}
+	err = open_session(c);
+	if (err != PAPI_OK)
+		return err;
 	err = kpmc_proc_write("config", k->plan.config, why, sizeof(why));
 	if (err == -EBUSY) {
 		/*
@@ -370,21 +417,59 @@ static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	}
 	if (err)
 		return kpmc_error("configuration refused", err, why);
-	err = kpmc_proc_write("enable", "1", why, sizeof(why));
-	if (err)
-		return kpmc_error("enable refused", err, why);
 	/* What the session held before counts for no one. */
 	drain_session(c, NULL);
-	memset(&k->children, 0, sizeof(k->children));
-	err = read_now(k, &k->base);
-	if (err) {
-		kpmc_proc_write("enable", "0", why, sizeof(why));
-		return err;
-	}
+	memset(&k->others, 0, sizeof(k->others));
 	memset(k->values, 0, sizeof(k->values));
+	k->target_gone = 0;
+	if (k->attach_tid) {
+		/* The caller's configuration, the caller's session: the attached thread's records. */
+		snprintf(attach, sizeof(attach), "pid=%u", k->attach_tid);
+		err = kpmc_proc_write("enable", attach, why, sizeof(why));
+		if (err)
+			return kpmc_error("attach refused", err, why);
+	} else {
+		err = kpmc_proc_write("enable", "1", why, sizeof(why));
+		if (err)
+			return kpmc_error("enable refused", err, why);
+		err = read_now(k, &k->base);
+		if (err) {
+			kpmc_proc_write("enable", "0", why, sizeof(why));
+			return err;
+		}
+	}
 	k->running = 1;
 	c->counting = k;
 	return PAPI_OK;
+}
+
+/*
+ * Detach the attached thread and take its last counts: kpmc detaches it on
+ * its CPU at its next switch or tick, its detach record following. A
+ * thread that does not run meanwhile (asleep) keeps its counts since its
+ * last sample: they are waited for KPMC_PAPI_DETACH_WAIT_MS, no longer.
+ */
+#define KPMC_PAPI_DETACH_WAIT_MS	200
+static int detach_target(struct kpmc_papi_context *c, struct kpmc_papi_control *k)
+{
+	struct pollfd p = { .fd = c->monitor_fd, .events = POLLIN };
+	char why[256], req[40];
+	int err = 0, waited;
+
+	drain_session(c, k);
+	if (!k->target_gone) {
+		snprintf(req, sizeof(req), "pid=%u,stop", k->attach_tid);
+		err = kpmc_proc_write("enable", req, why, sizeof(why));
+		/* Gone meanwhile (its exit record is in, or on its way): not an error. */
+		if (err == -ESRCH)
+			err = 0;
+	}
+	for (waited = 0; !err && !k->target_gone && waited < KPMC_PAPI_DETACH_WAIT_MS; waited += 10) {
+		poll(&p, 1, 10);
+		drain_session(c, k);
+	}
+	values_of_records(k);
+	return err ? kpmc_error("detach refused", err, why) : PAPI_OK;
 }
 
 static int _kpmc_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
@@ -397,16 +482,20 @@ static int _kpmc_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 
 	if (!k->running)
 		return PAPI_OK;
-	/* The last counts first: a thread that stops counting has none to read. */
-	drain_session(c, k);
-	if (read_now(k, &now) == PAPI_OK)
-		values_since_base(k, &now);
-	else
-		ret = PAPI_ESYS;
-	err = kpmc_proc_write("enable", "0", why, sizeof(why));
-	if (err && ret == PAPI_OK)
-		ret = kpmc_error("stop refused", err, why);
-	drain_session(c, NULL);
+	if (k->attach_tid) {
+		ret = detach_target(c, k);
+	} else {
+		/* The last counts first: a thread that stops counting has none to read. */
+		drain_session(c, k);
+		if (read_now(k, &now) == PAPI_OK)
+			values_since_base(k, &now);
+		else
+			ret = PAPI_ESYS;
+		err = kpmc_proc_write("enable", "0", why, sizeof(why));
+		if (err && ret == PAPI_OK)
+			ret = kpmc_error("stop refused", err, why);
+		drain_session(c, NULL);
+	}
 	k->running = 0;
 	if (c->counting == k)
 		c->counting = NULL;
@@ -420,7 +509,10 @@ static int _kpmc_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long **
 	int ret;
 
 	(void)flags;
-	if (k->running) {
+	if (k->running && k->attach_tid) {
+		drain_session(ctx, k);
+		values_of_records(k);
+	} else if (k->running) {
 		/* Rotations and created threads' exits are records in the session's ring. */
 		if (k->plan.nr_sets > 1 || k->inherit)
 			drain_session(ctx, k);
@@ -440,9 +532,13 @@ static int _kpmc_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	memset(k->values, 0, sizeof(k->values));
 	if (!k->running)
 		return PAPI_OK;
-	drain_session(ctx, NULL);
-	memset(&k->children, 0, sizeof(k->children));
-	return read_now(k, &k->base);
+	/*
+	 * The records up to now are taken and counted for no one (attached,
+	 * through take_record, which notes the thread's exit).
+	 */
+	drain_session(ctx, k->attach_tid ? k : NULL);
+	memset(&k->others, 0, sizeof(k->others));
+	return k->attach_tid ? PAPI_OK : read_now(k, &k->base);
 }
 
 /*
@@ -490,6 +586,7 @@ static int _kpmc_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 {
 	struct kpmc_papi_control *k;
 	unsigned long ms;
+	uint32_t old;
 	int ret;
 
 	(void)ctx;
@@ -513,8 +610,17 @@ static int _kpmc_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 		k = option->inherit.ESI->ctl_state;
 		k->inherit = option->inherit.inherit != PAPI_INHERIT_NONE;
 		return PAPI_OK;
+	case PAPI_ATTACH:
+	case PAPI_DETACH:
+		k = option->attach.ESI->ctl_state;
+		old = k->attach_tid;
+		k->attach_tid = code == PAPI_ATTACH ? (uint32_t)option->attach.tid : 0;
+		ret = replan(k);
+		if (ret != PAPI_OK)
+			k->attach_tid = old;
+		return ret;
 	default:
-		/* Attach, CPU attach: doc/papi.md says what they need. */
+		/* CPU attach: doc/papi.md says what it needs. */
 		return PAPI_ENOSUPP;
 	}
 }
@@ -604,6 +710,8 @@ papi_vector_t _kpmc_vector = {
 		.kernel_multiplex = 1,
 		/* kpmc counts the threads a counting thread creates (PAPI_INHERIT). */
 		.inherit = 1,
+		/* enable pid=N (PAPI_attach); kpmc checks the caller's ptrace rights itself. */
+		.attach = 1,
 	},
 	.size = {
 		.context = sizeof(struct kpmc_papi_context),

@@ -193,3 +193,23 @@ int kpmc_papi_plan_make(const struct kpmc_papi_pmu *pmu, const struct kpmc_papi_
 	}
 	return write_config(pmu, sets, nr_sets, mux_ms, plan, err, len);
 }
+
+int kpmc_papi_plan_add_token(struct kpmc_papi_plan *plan, const char *token)
+{
+	char out[KPMC_PAPI_CONFIG_LEN];
+	const char *set = plan->config, *end;
+	size_t used = 0;
+	int w;
+
+	do {
+		end = strchr(set, ';');
+		w = snprintf(out + used, sizeof(out) - used, "%s%.*s,%s", used ? ";" : "",
+			     (int)(end ? (size_t)(end - set) : strlen(set)), set, token);
+		if (w < 0 || (size_t)w >= sizeof(out) - used)
+			return KPMC_PAPI_PLAN_TOO_LONG;
+		used += (size_t)w;
+		set = end ? end + 1 : NULL;
+	} while (set);
+	memcpy(plan->config, out, used + 1);
+	return KPMC_PAPI_PLAN_OK;
+}

@@ -97,4 +97,10 @@ int kpmc_papi_plan_make(const struct kpmc_papi_pmu *pmu, const struct kpmc_papi_
 			unsigned int n, int usr, int os, int allow_sets, unsigned int mux_ms,
 			struct kpmc_papi_plan *plan, char *err, size_t len);
 
+/*
+ * token (tbs=10, say) added to every set of plan's configuration: set
+ * tokens are each set's own. 0, or KPMC_PAPI_PLAN_TOO_LONG.
+ */
+int kpmc_papi_plan_add_token(struct kpmc_papi_plan *plan, const char *token);
+
 #endif
