@@ -103,12 +103,12 @@ inherit enable=1
 inherit read: 5100 7200
 inherit enable=0
 inherit stop: 100 200
-attached config=$two,tbs=10
+attached config=$two,tbs=100
 attached enable=pid=5555
 attached read: 300 400
 attached enable=pid=5555
 attached stop: 10 20
-detached config=$two,tbs=10
+detached config=$two,tbs=100
 detached enable=pid=5555
 detached read: 300 400
 detached enable=pid=5555,stop

@@ -68,6 +68,7 @@ struct kpmc_papi_control {
 	int inherit;				/* PAPI_INHERIT: the created threads' counts too */
 	uint32_t attach_tid;			/* PAPI_attach's thread; 0: the caller */
 	int target_gone;			/* its exit or detach record is in */
+	uint64_t lost;				/* records the session's ring dropped meanwhile */
 	struct kpmc_papi_records others;	/* theirs since the start or the last reset */
 	long long values[KPMC_PAPI_MAX_EVENTS];
 };
@@ -189,8 +190,14 @@ static int _kpmc_init_control_state(hwd_control_state_t *ctl)
 	return PAPI_OK;
 }
 
-/* How often an attached thread's counts are sampled (ms of its on-CPU time). */
-#define KPMC_PAPI_ATTACH_TBS_MS	"10"
+/*
+ * How often an attached thread's counts are sampled (ms of its on-CPU
+ * time): a read lags by up to that; the session's ring, taken at reads and
+ * stops only, holds KPMC_PAPI_RING_RECORDS of them.
+ */
+#define KPMC_PAPI_ATTACH_TBS_MS	"100"
+/* 4 MiB of 256-byte records: 27 minutes of an attached thread's samples. */
+#define KPMC_PAPI_RING_RECORDS	"16384"
 
 /*
  * The plan for the event set's events, domain, multiplexing and attached
@@ -336,6 +343,10 @@ static void take_record(struct kpmc_papi_control *k, const struct kpmc_record *r
 
 	if (r->version != KPMC_RECORD_VERSION || r->size != sizeof(*r) || r->set >= KPMC_MAX_SETS)
 		return;
+	if (r->kind == KPMC_REC_LOST) {
+		k->lost += r->lost;
+		return;
+	}
 	ours = k->attach_tid ? r->tid == k->attach_tid || k->inherit : k->inherit && r->tid != self;
 	if (!ours)
 		return;
@@ -375,19 +386,29 @@ static void drain_session(const struct kpmc_papi_context *c, struct kpmc_papi_co
 			take_record(k, &rec[i], self);
 }
 
-/* This thread's session, opened at its first start: 0, or PAPI's error. */
-static int open_session(struct kpmc_papi_context *c)
+/*
+ * This thread's session, opened at its first start: 0, or PAPI's error.
+ * Opened for an event set whose counts are records (attached, inheriting),
+ * its ring is made bigger than kpmc's default 4096 records: it is taken at
+ * reads and stops only. Older modules have no ring= (and no O_RDWR):
+ * the default ring then.
+ */
+static int open_session(struct kpmc_papi_context *c, const struct kpmc_papi_control *k)
 {
 	char why[256];
 	int fd;
 
 	if (c->monitor_fd >= 0)
 		return PAPI_OK;
-	fd = kpmc_proc_open("monitor", O_RDONLY | O_NONBLOCK);
+	fd = kpmc_proc_open("monitor", O_RDWR | O_NONBLOCK);
+	if (fd < 0)
+		fd = kpmc_proc_open("monitor", O_RDONLY | O_NONBLOCK);
 	if (fd < 0) {
 		kpmc_proc_reason(-fd, why, sizeof(why));
 		return kpmc_error(KPMC_PROC_DIR "/monitor", fd, why);
 	}
+	if (k->attach_tid || k->inherit)
+		kpmc_proc_request(fd, "ring=" KPMC_PAPI_RING_RECORDS, why, sizeof(why));
 	c->monitor_fd = fd;
 	c->tid = (uint32_t)syscall(SYS_gettid);
 	return PAPI_OK;
@@ -402,7 +423,7 @@ static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 
 	if (c->counting)
 		return PAPI_EISRUN;
-	err = open_session(c);
+	err = open_session(c, k);
 	if (err != PAPI_OK)
 		return err;
 	err = kpmc_proc_write("config", k->plan.config, why, sizeof(why));
@@ -422,6 +443,7 @@ static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	memset(&k->others, 0, sizeof(k->others));
 	memset(k->values, 0, sizeof(k->values));
 	k->target_gone = 0;
+	k->lost = 0;
 	if (k->attach_tid) {
 		/* The caller's configuration, the caller's session: the attached thread's records. */
 		snprintf(attach, sizeof(attach), "pid=%u", k->attach_tid);
@@ -496,6 +518,10 @@ static int _kpmc_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 			ret = kpmc_error("stop refused", err, why);
 		drain_session(c, NULL);
 	}
+	/* PAPI_VERBOSE=1 shows it: the counts of records are short by what was dropped. */
+	if (k->lost)
+		PAPIERROR("kpmc: the session's ring dropped %llu records: attached or created threads' counts are short",
+			  (unsigned long long)k->lost);
 	k->running = 0;
 	if (c->counting == k)
 		c->counting = NULL;
