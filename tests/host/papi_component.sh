@@ -52,7 +52,7 @@ mkdir "$tmp/proc"
 nice -n 19 gcc -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -I"$top/include" -o "$tmp/fake.so" \
 	"$top/tests/host/papi_fake_kpmc.c" -ldl &&
 	nice -n 19 gcc -std=gnu11 -Wall -Wextra -Werror -I"$src" -I"$top/include" -o "$tmp/run" \
-		"$top/tests/host/papi_kpmc_run.c" -L"$src" -lpapi -Wl,-rpath,"$src" ||
+		"$top/tests/host/papi_kpmc_run.c" -L"$src" -lpapi -lpthread -Wl,-rpath,"$src" ||
 	fail "the fake module's programs do not build"
 got=$(KPMC_FAKE_PROC=$tmp/proc LD_PRELOAD=$tmp/fake.so "$tmp/run" 2>&1 | sed 's/native=[0-9]*/native=N/')
 # Two events on pmc0-1, each read one unit of the fake's counts; eight in
@@ -63,7 +63,8 @@ got=$(KPMC_FAKE_PROC=$tmp/proc LD_PRELOAD=$tmp/fake.so "$tmp/run" 2>&1 | sed 's/
 # notice add nothing); attached to another thread, its sample's 300 and 400
 # while it counts, then its exit's 10 and 20 (no detach asked), or, still
 # running at the stop, detached ("pid=N,stop"; its last record waited for,
-# none comes here); PAPI_TOT_INS and PAPI_TOT_CYC as the same two where kpmc
+# none comes here); three threads at once, each with its own counts;
+# PAPI_TOT_INS and PAPI_TOT_CYC as the same two where kpmc
 # is component 0 (its place among the compiled-in components); the same two
 # after PAPI_shutdown() and a new PAPI_library_init().
 two='pmc0=0xc0,usr0=1,os0=0,pmc1=0x76,usr1=1,os1=0'
@@ -113,6 +114,9 @@ detached enable=pid=5555
 detached read: 300 400
 detached enable=pid=5555,stop
 detached stop: 0 0
+thread 0 read: 100 200 stop: 100 200
+thread 1 read: 100 200 stop: 100 200
+thread 2 read: 100 200 stop: 100 200
 $presets
 kpmc counters=6 multiplexed=24 native=N
 again config=$two
@@ -124,4 +128,4 @@ again stop: 100 200"
 --
 $want"
 [ "$cidx" = 0 ] && here="$here; component 0, with presets"
-echo "papi_component: PASS kpmc compiled in, $here; on a fake module: events listed, sets written (multiplexed, kernel mode), counts read (multiplexed: scaled; inherited; attached) and reset, PAPI started twice"
+echo "papi_component: PASS kpmc compiled in, $here; on a fake module: events listed, sets written (multiplexed, kernel mode), counts read (multiplexed: scaled; inherited; attached; three threads) and reset, PAPI started twice"

@@ -6,8 +6,9 @@
  * as the configuration, counting enabled, counts read). Writes replace the
  * file (the last request stays there to be checked). A read of "self"
  * returns the file's struct kpmc_self_sets with every count and time
- * multiplied by the read's number (1, 2, ...): each read sees more than the
- * last, as of a thread that counts.
+ * multiplied by the read's number on that open file (1, 2, ...): each read
+ * sees more than the last, as of a thread that counts, and each thread (its
+ * own open of self) counts alone.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -21,8 +22,9 @@
 #include <uapi/linux/kpmc.h>
 
 static const char proc_dir[] = "/proc/kpmc";
-static int self_fd = -1;
-static unsigned int self_reads;
+/* Per file descriptor: 0, not self; else 1 + the reads of it so far. */
+#define FAKE_FDS 1024
+static unsigned int self_reads[FAKE_FDS];
 
 /* path itself, or its place in the fake directory (in buf). */
 static const char *fake_path(const char *path, char *buf, size_t len)
@@ -46,8 +48,10 @@ static int open_fake(const char *name, const char *path, int flags, mode_t mode)
 	if (p != path && (flags & O_ACCMODE) == O_WRONLY)
 		flags |= O_TRUNC;
 	fd = real(p, flags, mode);
-	if (p != path && !strcmp(path + sizeof(proc_dir) - 1, "/self"))
-		self_fd = fd;
+	if (fd >= 0 && fd < FAKE_FDS)
+		__atomic_store_n(&self_reads[fd],
+				 p != path && !strcmp(path + sizeof(proc_dir) - 1, "/self"),
+				 __ATOMIC_RELAXED);
 	return fd;
 }
 
@@ -113,8 +117,8 @@ static ssize_t pread_fake(const char *name, int fd, void *buf, size_t len, off_t
 		(ssize_t (*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, name);
 	ssize_t n = real(fd, buf, len, off);
 
-	if (fd == self_fd && n == (ssize_t)sizeof(struct kpmc_self_sets))
-		scale(buf, ++self_reads);
+	if (fd >= 0 && fd < FAKE_FDS && self_reads[fd] && n == (ssize_t)sizeof(struct kpmc_self_sets))
+		scale(buf, __atomic_add_fetch(&self_reads[fd], 1, __ATOMIC_RELAXED) - 1);
 	return n;
 }
 

@@ -10,12 +10,14 @@
  * a created thread's exit record appended to the session meanwhile (and
  * records that are not a created thread's counts); two of another thread
  * (PAPI_attach), from its records, until its exit or until detached; two
- * presets where kpmc
+ * in each of three threads at once (each its own session); two presets
+ * where kpmc
  * is component 0 (PAPI's presets are its alone); and two again after PAPI
  * shut down and started again (perf_event's shutdown stops libpfm4). Prints each configuration written
  * and each count, for tests/host/papi_component.sh to compare.
  *   KPMC_FAKE_PROC=DIR LD_PRELOAD=papi_fake_kpmc.so papi_kpmc_run
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,6 +170,12 @@ static int start_papi(void)
 		printf("PAPI_library_init: %s\n", PAPI_strerror(ret));
 		return -1;
 	}
+	/* Threads of their own (count_in_threads): PAPI tells them apart by pthread_self(). */
+	ret = PAPI_thread_init(pthread_self);
+	if (ret != PAPI_OK) {
+		printf("PAPI_thread_init: %s\n", PAPI_strerror(ret));
+		return -1;
+	}
 	info = PAPI_get_component_info(PAPI_get_component_index("kpmc"));
 	if (!info || info->disabled) {
 		printf("kpmc disabled: %s\n", info ? info->disabled_reason : "no component");
@@ -270,6 +278,63 @@ static int count(const char *what, const char *const *names, unsigned int n, int
 	return 0;
 }
 
+/* One thread's two events, started, read, reset and stopped in it. */
+struct thread_counts {
+	pthread_t thread;
+	int ret;
+	long long read[2], stop[2];
+};
+
+static void *count_in_thread(void *arg)
+{
+	struct thread_counts *t = arg;
+	int set = PAPI_NULL;
+
+	t->ret = PAPI_register_thread();
+	if (t->ret == PAPI_OK)
+		t->ret = PAPI_create_eventset(&set);
+	if (t->ret == PAPI_OK)
+		t->ret = PAPI_add_named_event(set, zen3_events[0]);
+	if (t->ret == PAPI_OK)
+		t->ret = PAPI_add_named_event(set, zen3_events[1]);
+	if (t->ret == PAPI_OK)
+		t->ret = PAPI_start(set);
+	if (t->ret == PAPI_OK)
+		t->ret = PAPI_read(set, t->read);
+	if (t->ret == PAPI_OK)
+		t->ret = PAPI_reset(set);
+	if (t->ret == PAPI_OK)
+		t->ret = PAPI_stop(set, t->stop);
+	if (t->ret == PAPI_OK)
+		t->ret = PAPI_cleanup_eventset(set);
+	if (t->ret == PAPI_OK)
+		t->ret = PAPI_destroy_eventset(&set);
+	if (t->ret == PAPI_OK)
+		t->ret = PAPI_unregister_thread();
+	return NULL;
+}
+
+/* Three threads counting at once, each in its own session, with its own counts. */
+static int count_in_threads(void)
+{
+	struct thread_counts t[3];
+	int i;
+
+	memset(t, 0, sizeof(t));
+	for (i = 0; i < 3; i++)
+		if (pthread_create(&t[i].thread, NULL, count_in_thread, &t[i]))
+			return -1;
+	for (i = 0; i < 3; i++) {
+		pthread_join(t[i].thread, NULL);
+		if (t[i].ret != PAPI_OK)
+			printf("thread %d: %s\n", i, PAPI_strerror(t[i].ret));
+		else
+			printf("thread %d read: %lld %lld stop: %lld %lld\n", i, t[i].read[0], t[i].read[1],
+			       t[i].stop[0], t[i].stop[1]);
+	}
+	return 0;
+}
+
 int main(void)
 {
 	static const char *const presets[] = { "PAPI_TOT_INS", "PAPI_TOT_CYC" };
@@ -284,7 +349,7 @@ int main(void)
 	count("seven", zen3_events, 7, PLAIN, 0);
 	ret = ret || count("kernel", zen3_events, 1, PLAIN, PAPI_DOM_USER | PAPI_DOM_KERNEL) ||
 	      count("inherit", zen3_events, 2, INHERIT, 0) || count("attached", zen3_events, 2, ATTACHED, 0) ||
-	      count("detached", zen3_events, 2, ATTACHED_RUNNING, 0);
+	      count("detached", zen3_events, 2, ATTACHED_RUNNING, 0) || count_in_threads();
 	cidx = PAPI_get_component_index("kpmc");
 	if (cidx == 0)
 		ret = ret || count("presets", presets, 2, PLAIN, 0);
