@@ -15,8 +15,8 @@
 # $KPMC_CACHE/papi/src/papi_VERSION-HASH (default ~/.cache/kpmc), HASH being
 # the start of the .dsc's sha256 (the .dsc holds the tarballs' hashes). The
 # tree is unpacked into OUT (default build/papi) and configured once per
-# source package; later runs copy the changed component files in and rebuild
-# what changed. libkpmc (userland/, static) is built into OUT/libkpmc for the
+# source package, architecture and CPU component; later runs copy the
+# changed component files in and rebuild what changed. libkpmc (userland/, static) is built into OUT/libkpmc for the
 # component to link.
 #
 # CPU (default perf_event): kpmc makes kpmc PAPI's component 0, before
@@ -59,13 +59,17 @@ want="deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror
 mkdir -p "$apt_state/lists/partial" "$apt_state/cache/archives/partial"
 exec 9>"$cache/lock"
 flock 9
-# The lists, made and refreshed daily as scripts/apt-extra.sh does.
+# The lists, made and refreshed daily as scripts/apt-extra.sh does; offline,
+# the lists (and the source package cached by them) as they are.
 if [ "$(cat "$apt_state/sources.list" 2>/dev/null)" != "$want" ] ||
 	[ -z "$(find "$apt_state/updated" -mmin -1440 2>/dev/null)" ]; then
 	echo "$want" >"$apt_state/sources.list"
 	# shellcheck disable=SC2086
-	apt-get $o update -q >&2 || { echo "build-papi: apt-get update (deb-src $suite) failed" >&2; exit 1; }
-	touch "$apt_state/updated"
+	if apt-get $o update -q >&2; then
+		touch "$apt_state/updated"
+	else
+		echo "build-papi: apt-get update (deb-src $suite) failed: the lists as they are" >&2
+	fi
 fi
 # shellcheck disable=SC2086
 showsrc=$(apt-cache $o showsrc papi)
@@ -95,7 +99,7 @@ configure_args=(--with-components=kpmc --with-static-lib=yes --with-shared-lib=y
 	--with-pfm-libdir="/usr/lib/$triplet" --prefix="$out/install" "${cross[@]}" CC="$cc")
 stamp="$key cpu=$cpu ${configure_args[*]}"
 mkdir -p "$out"
-if [ "$(cat "$out/.kpmc-configured" 2>/dev/null)" != "$stamp" ]; then
+if [ "$(cat "$out/.kpmc-configured" 2>/dev/null)" != "$stamp" ] || [ ! -d "$tree/src" ]; then
 	rm -rf "$tree" "$out/.kpmc-configured"
 	dpkg-source -x "$(ls "$src"/*.dsc)" "$tree" >&2
 	rm -f "$out"/papi_*.orig.tar.* # dpkg-source's copy beside the tree: the cache has it
