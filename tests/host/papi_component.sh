@@ -63,7 +63,8 @@ got=$(KPMC_FAKE_PROC=$tmp/proc LD_PRELOAD=$tmp/fake.so "$tmp/run" 2>&1 | sed 's/
 # notice add nothing); attached to another thread, its sample's 300 and 400
 # while it counts, then its exit's 10 and 20 (no detach asked), or, still
 # running at the stop, detached ("pid=N,stop"; its last record waited for,
-# none comes here); three threads at once, each with its own counts;
+# none comes here); three threads at once, each with its own counts; an
+# overflowing event's handler called (PAPI's software overflow);
 # PAPI_TOT_INS and PAPI_TOT_CYC as the same two where kpmc
 # is component 0 (its place among the compiled-in components); the same two
 # after PAPI_shutdown() and a new PAPI_library_init().
@@ -117,6 +118,7 @@ detached stop: 0 0
 thread 0 read: 100 200 stop: 100 200
 thread 1 read: 100 200 stop: 100 200
 thread 2 read: 100 200 stop: 100 200
+overflow: handler called
 $presets
 kpmc counters=6 multiplexed=24 native=N
 again config=$two
@@ -128,4 +130,4 @@ again stop: 100 200"
 --
 $want"
 [ "$cidx" = 0 ] && here="$here; component 0, with presets"
-echo "papi_component: PASS kpmc compiled in, $here; on a fake module: events listed, sets written (multiplexed, kernel mode), counts read (multiplexed: scaled; inherited; attached; three threads) and reset, PAPI started twice"
+echo "papi_component: PASS kpmc compiled in, $here; on a fake module: events listed, sets written (multiplexed, kernel mode), counts read (multiplexed: scaled; inherited; attached; three threads) and reset, overflow, PAPI started twice"

@@ -10,8 +10,8 @@
  * a created thread's exit record appended to the session meanwhile (and
  * records that are not a created thread's counts); two of another thread
  * (PAPI_attach), from its records, until its exit or until detached; two
- * in each of three threads at once (each its own session); two presets
- * where kpmc
+ * in each of three threads at once (each its own session); one overflowing
+ * (PAPI's software overflow: its handler called); two presets where kpmc
  * is component 0 (PAPI's presets are its alone); and two again after PAPI
  * shut down and started again (perf_event's shutdown stops libpfm4). Prints each configuration written
  * and each count, for tests/host/papi_component.sh to compare.
@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <papi.h>
 #include <uapi/linux/kpmc.h>
@@ -335,6 +336,52 @@ static int count_in_threads(void)
 	return 0;
 }
 
+static volatile int overflows;
+
+static void on_overflow(int set, void *address, long long vector, void *context)
+{
+	(void)set;
+	(void)address;
+	(void)vector;
+	(void)context;
+	overflows++;
+}
+
+/*
+ * An event overflowing every 300 counts: PAPI's software overflow reads it
+ * on its timer (CPU time: this thread spins) and calls on_overflow; the
+ * fake's count grows 100 a read. Whether it was called, within 5 s.
+ */
+static int count_overflows(void)
+{
+	int set = PAPI_NULL, code, ret;
+	long long value;
+	time_t until = time(NULL) + 5;
+
+	ret = PAPI_create_eventset(&set);
+	if (ret == PAPI_OK)
+		ret = PAPI_event_name_to_code(zen3_events[0], &code);
+	if (ret == PAPI_OK)
+		ret = PAPI_add_event(set, code);
+	if (ret == PAPI_OK)
+		ret = PAPI_overflow(set, code, 300, 0, on_overflow);
+	if (ret == PAPI_OK)
+		ret = PAPI_start(set);
+	while (ret == PAPI_OK && overflows < 3 && time(NULL) < until)
+		;
+	if (ret == PAPI_OK)
+		ret = PAPI_stop(set, &value);
+	if (ret != PAPI_OK) {
+		printf("overflow: %s\n", PAPI_strerror(ret));
+		return -1;
+	}
+	printf("overflow: handler %s\n", overflows >= 3 ? "called" : "not called");
+	PAPI_overflow(set, code, 0, 0, NULL);
+	PAPI_cleanup_eventset(set);
+	PAPI_destroy_eventset(&set);
+	return 0;
+}
+
 int main(void)
 {
 	static const char *const presets[] = { "PAPI_TOT_INS", "PAPI_TOT_CYC" };
@@ -349,7 +396,8 @@ int main(void)
 	count("seven", zen3_events, 7, PLAIN, 0);
 	ret = ret || count("kernel", zen3_events, 1, PLAIN, PAPI_DOM_USER | PAPI_DOM_KERNEL) ||
 	      count("inherit", zen3_events, 2, INHERIT, 0) || count("attached", zen3_events, 2, ATTACHED, 0) ||
-	      count("detached", zen3_events, 2, ATTACHED_RUNNING, 0) || count_in_threads();
+	      count("detached", zen3_events, 2, ATTACHED_RUNNING, 0) || count_in_threads() ||
+	      count_overflows();
 	cidx = PAPI_get_component_index("kpmc");
 	if (cidx == 0)
 		ret = ret || count("presets", presets, 2, PLAIN, 0);

@@ -29,6 +29,7 @@
 #include "papi_vector.h"
 #include "papi_memory.h"
 #include "papi_preset.h"
+#include "extras.h"
 
 #include "common/kpmc_proc.h"
 #include "libkpmc/libkpmc_internal.h"
@@ -590,6 +591,29 @@ static int _kpmc_shutdown_thread(hwd_context_t *ctx)
 	return PAPI_OK;
 }
 
+/*
+ * PAPI_overflow on kpmc events is PAPI's software overflow (hardware_intr
+ * is 0): PAPI's timer signal lands in the counting thread's handler, this,
+ * which has PAPI read the counters and call the user's handler for those
+ * past their threshold, at the interrupted pc.
+ */
+static void _kpmc_dispatch_timer(int sig, hwd_siginfo_t *info, void *uc)
+{
+	_papi_hwi_context_t hw_context;
+	ThreadInfo_t *thread = _papi_hwi_lookup_thread(0);
+	int cidx = _kpmc_vector.cmp_info.CmpIdx;
+	EventSetInfo_t *esi = thread ? thread->running_eventset[cidx] : NULL;
+
+	(void)sig;
+	/* Software overflow's flags are the user's (0, often): the state says it. */
+	if (!esi || !(esi->state & PAPI_OVERFLOWING))
+		return;
+	hw_context.si = info;
+	hw_context.ucontext = (hwd_ucontext_t *)uc;
+	_papi_hwi_dispatch_overflow_signal(&hw_context, GET_OVERFLOW_ADDRESS(hw_context), NULL, 0, 0,
+					   &thread, cidx);
+}
+
 static int set_domain(struct kpmc_papi_control *k, int domain)
 {
 	int old = k->domain, ret;
@@ -745,6 +769,7 @@ papi_vector_t _kpmc_vector = {
 		.reg_value = sizeof(struct kpmc_papi_register),
 		.reg_alloc = sizeof(struct kpmc_papi_register),
 	},
+	.dispatch_timer = _kpmc_dispatch_timer,
 	.init_component = _kpmc_init_component,
 	.shutdown_component = _kpmc_shutdown_component,
 	.init_thread = _kpmc_init_thread,
