@@ -3,8 +3,9 @@
  * LD_PRELOAD for tests/host/papi_component.sh: /proc/kpmc/FILE is
  * $KPMC_FAKE_PROC/FILE, so that make papi's kpmc component runs its whole
  * course on a host without the module (events listed, an event set written
- * as the configuration, counting enabled, counts read). Writes replace the
- * file (the last request stays there to be checked). A read of "self"
+ * as the configuration, counting enabled, counts read). Each write to a
+ * file opened write-only replaces it, as each is one request (the last
+ * stays there to be checked). A read of "self"
  * returns the file's struct kpmc_self_sets with every count and time
  * multiplied by the read's number on that open file (1, 2, ...): each read
  * sees more than the last, as of a thread that counts, and each thread (its
@@ -25,6 +26,8 @@ static const char proc_dir[] = "/proc/kpmc";
 /* Per file descriptor: 0, not self; else 1 + the reads of it so far. */
 #define FAKE_FDS 1024
 static unsigned int self_reads[FAKE_FDS];
+/* Per file descriptor: a fake file opened write-only (a request file). */
+static unsigned char request_fd[FAKE_FDS];
 
 /* path itself, or its place in the fake directory (in buf). */
 static const char *fake_path(const char *path, char *buf, size_t len)
@@ -48,10 +51,13 @@ static int open_fake(const char *name, const char *path, int flags, mode_t mode)
 	if (p != path && (flags & O_ACCMODE) == O_WRONLY)
 		flags |= O_TRUNC;
 	fd = real(p, flags, mode);
-	if (fd >= 0 && fd < FAKE_FDS)
+	if (fd >= 0 && fd < FAKE_FDS) {
 		__atomic_store_n(&self_reads[fd],
 				 p != path && !strcmp(path + sizeof(proc_dir) - 1, "/self"),
 				 __ATOMIC_RELAXED);
+		__atomic_store_n(&request_fd[fd], p != path && (flags & O_ACCMODE) == O_WRONLY,
+				 __ATOMIC_RELAXED);
+	}
 	return fd;
 }
 
@@ -96,6 +102,19 @@ PATH_WRAPPER(FILE *, fopen64, const char *)
 PATH_WRAPPER(int, stat, struct stat *)
 PATH_WRAPPER(int, stat64, struct stat64 *)
 PATH_WRAPPER(int, access, int)
+
+ssize_t write(int fd, const void *buf, size_t len)
+{
+	ssize_t (*real)(int, const void *, size_t) =
+		(ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+
+	if (fd < 0 || fd >= FAKE_FDS || !__atomic_load_n(&request_fd[fd], __ATOMIC_RELAXED))
+		return real(fd, buf, len);
+	/* One request: the file is it alone. */
+	if (ftruncate(fd, 0))
+		return -1;
+	return pwrite(fd, buf, len, 0);
+}
 
 static void scale(struct kpmc_self_sets *ss, unsigned int k)
 {

@@ -38,10 +38,15 @@
 
 papi_vector_t _kpmc_vector;
 
-/* A thread's state: its kpmc session, opened at its first start. */
+/*
+ * A thread's state: its kpmc session, opened at its first start, and its
+ * config and enable files, kept open for its starts and stops (a request
+ * is the writing thread's, so only that thread writes them).
+ */
 struct kpmc_papi_context {
 	int monitor_fd;				/* -1: none yet */
-	uint32_t tid;				/* the thread that opened it */
+	int config_fd, enable_fd;
+	uint32_t tid;				/* the thread that opened them */
 	struct kpmc_papi_control *counting;	/* the event set counting now, or NULL */
 };
 
@@ -175,7 +180,7 @@ static int _kpmc_init_thread(hwd_context_t *ctx)
 {
 	struct kpmc_papi_context *c = ctx;
 
-	c->monitor_fd = -1;
+	c->monitor_fd = c->config_fd = c->enable_fd = -1;
 	c->tid = 0;
 	c->counting = NULL;
 	return PAPI_OK;
@@ -387,6 +392,18 @@ static void drain_session(const struct kpmc_papi_context *c, struct kpmc_papi_co
 			take_record(k, &rec[i], self);
 }
 
+/* The thread's files closed (the session's close stops what it still counts). */
+static void close_session(struct kpmc_papi_context *c)
+{
+	if (c->config_fd >= 0)
+		close(c->config_fd);
+	if (c->enable_fd >= 0)
+		close(c->enable_fd);
+	if (c->monitor_fd >= 0)
+		close(c->monitor_fd);
+	c->monitor_fd = c->config_fd = c->enable_fd = -1;
+}
+
 /*
  * This thread's session, opened at its first start: 0, or PAPI's error.
  * Opened for an event set whose counts are records (attached, inheriting),
@@ -410,10 +427,21 @@ static int open_session(struct kpmc_papi_context *c, const struct kpmc_papi_cont
 	}
 	if (k->attach_tid || k->inherit)
 		kpmc_proc_request(fd, "ring=" KPMC_PAPI_RING_RECORDS, why, sizeof(why));
+	c->config_fd = kpmc_proc_open("config", O_WRONLY);
+	c->enable_fd = kpmc_proc_open("enable", O_WRONLY);
+	if (c->config_fd < 0 || c->enable_fd < 0) {
+		int err = c->config_fd < 0 ? c->config_fd : c->enable_fd;
+
+		kpmc_proc_reason(-err, why, sizeof(why));
+		close_session(c);
+		close(fd);
+		return kpmc_error(KPMC_PROC_DIR "/config, enable", err, why);
+	}
 	c->monitor_fd = fd;
 	c->tid = (uint32_t)syscall(SYS_gettid);
 	return PAPI_OK;
 }
+
 
 static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
@@ -427,15 +455,15 @@ static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	err = open_session(c, k);
 	if (err != PAPI_OK)
 		return err;
-	err = kpmc_proc_write("config", k->plan.config, why, sizeof(why));
+	err = kpmc_proc_request(c->config_fd, k->plan.config, why, sizeof(why));
 	if (err == -EBUSY) {
 		/*
 		 * Counting already: a thread created by a counting thread
 		 * counts for its creator's session. It stops that, to count
 		 * its own event set in its own session.
 		 */
-		kpmc_proc_write("enable", "0", why, sizeof(why));
-		err = kpmc_proc_write("config", k->plan.config, why, sizeof(why));
+		kpmc_proc_request(c->enable_fd, "0", why, sizeof(why));
+		err = kpmc_proc_request(c->config_fd, k->plan.config, why, sizeof(why));
 	}
 	if (err)
 		return kpmc_error("configuration refused", err, why);
@@ -448,16 +476,16 @@ static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	if (k->attach_tid) {
 		/* The caller's configuration, the caller's session: the attached thread's records. */
 		snprintf(attach, sizeof(attach), "pid=%u", k->attach_tid);
-		err = kpmc_proc_write("enable", attach, why, sizeof(why));
+		err = kpmc_proc_request(c->enable_fd, attach, why, sizeof(why));
 		if (err)
 			return kpmc_error("attach refused", err, why);
 	} else {
-		err = kpmc_proc_write("enable", "1", why, sizeof(why));
+		err = kpmc_proc_request(c->enable_fd, "1", why, sizeof(why));
 		if (err)
 			return kpmc_error("enable refused", err, why);
 		err = read_now(k, &k->base);
 		if (err) {
-			kpmc_proc_write("enable", "0", why, sizeof(why));
+			kpmc_proc_request(c->enable_fd, "0", why, sizeof(why));
 			return err;
 		}
 	}
@@ -482,7 +510,7 @@ static int detach_target(struct kpmc_papi_context *c, struct kpmc_papi_control *
 	drain_session(c, k);
 	if (!k->target_gone) {
 		snprintf(req, sizeof(req), "pid=%u,stop", k->attach_tid);
-		err = kpmc_proc_write("enable", req, why, sizeof(why));
+		err = kpmc_proc_request(c->enable_fd, req, why, sizeof(why));
 		/* Gone meanwhile (its exit record is in, or on its way): not an error. */
 		if (err == -ESRCH)
 			err = 0;
@@ -514,7 +542,7 @@ static int _kpmc_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 			values_since_base(k, &now);
 		else
 			ret = PAPI_ESYS;
-		err = kpmc_proc_write("enable", "0", why, sizeof(why));
+		err = kpmc_proc_request(c->enable_fd, "0", why, sizeof(why));
 		if (err && ret == PAPI_OK)
 			ret = kpmc_error("stop refused", err, why);
 		drain_session(c, NULL);
@@ -581,13 +609,11 @@ static int _kpmc_shutdown_thread(hwd_context_t *ctx)
 
 	if (c->counting) {
 		if (c->tid == (uint32_t)syscall(SYS_gettid))
-			kpmc_proc_write("enable", "0", why, sizeof(why));
+			kpmc_proc_request(c->enable_fd, "0", why, sizeof(why));
 		c->counting->running = 0;
 		c->counting = NULL;
 	}
-	if (c->monitor_fd >= 0)
-		close(c->monitor_fd);
-	c->monitor_fd = -1;
+	close_session(c);
 	return PAPI_OK;
 }
 
