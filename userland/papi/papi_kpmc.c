@@ -14,8 +14,10 @@
  * counting thread creates (kpmc counts them, for its session) add what
  * their records in the session say: their counts at their exit. Attached
  * to another thread (PAPI_attach: kpmc's enable pid=N), an event set's
- * counts are that thread's records: samples every few ms while it counts,
- * its last counts at its detach or exit.
+ * counts are that thread's records: a sample every 100 ms of its time while
+ * it counts, its last counts at its detach or exit. PAPI_overflow is PAPI's
+ * software overflow, through dispatch_timer. As PAPI's component 0 (make
+ * papi KPMC_PAPI_CPU=kpmc) it loads PAPI's presets. doc/papi.md has the rest.
  */
 #include <errno.h>
 #include <fcntl.h>
