@@ -4,7 +4,8 @@
 # a kpmc event is refused without a crash; with the module, active with
 # native events. Then on a fake /proc/kpmc (papi_fake_kpmc.c, preloaded):
 # papi_kpmc_run.c's event sets through PAPI's API, their configurations
-# and counts (multiplexed ones scaled) as the component must give them, and
+# and counts (multiplexed ones scaled) as the component must give them;
+# papi_native_avail --check adding every event and unit mask; and
 # PAPI's presets counted by kpmc where it is component 0 (KPMC_PAPI_CPU=kpmc).
 # Seconds once built; not part of make test (make papi is not either).
 #   tests/host/papi_component.sh [PAPI_OUT]   (default build/papi; build/papi-cpu-kpmc)
@@ -129,5 +130,11 @@ again stop: 100 200"
 [ "$got" = "$want" ] || fail "on the fake module (got, then wanted):" "$got
 --
 $want"
+# papi_native_avail --check on the fake: every event added, unit masks (Zen 3's
+# LS_DISPATCH has three) enumerated and added too.
+check=$(KPMC_FAKE_PROC=$tmp/proc LD_PRELOAD=$tmp/fake.so "$bin/papi_native_avail" --check -i kpmc 2>&1)
+na=$(grep -c '<NA>' <<<"$check")
+[ "$na" = 0 ] && grep -q '^| *:LD_DISPATCH ' <<<"$check" ||
+	fail "papi_native_avail --check on the fake module: $na events not added, or no unit masks" "$check"
 [ "$cidx" = 0 ] && here="$here; component 0, with presets"
-echo "papi_component: PASS kpmc compiled in, $here; on a fake module: events listed, sets written (multiplexed, kernel mode), counts read (multiplexed: scaled; inherited; attached; three threads) and reset, overflow, PAPI started twice"
+echo "papi_component: PASS kpmc compiled in, $here; on a fake module: events listed, sets written (multiplexed, kernel mode), counts read (multiplexed: scaled; inherited; attached; three threads) and reset, overflow, PAPI started twice; every event and unit mask added"

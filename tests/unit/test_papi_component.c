@@ -211,8 +211,9 @@ static void test_event_table(void **state)
 {
 	struct kpmc_papi_pmu pmu;
 	const struct kpmc_papi_event *e;
-	unsigned int code, again, listed;
-	char err[256];
+	unsigned int code, again, listed, n;
+	char err[256], umask[KPMC_PAPI_NAME_LEN], descr[KPMC_PAPI_DESCR_LEN];
+	int found = 0;
 
 	(void)state;
 	amd_pmu(&pmu);
@@ -225,6 +226,15 @@ static void test_event_table(void **state)
 	e = kpmc_papi_event(code);
 	assert_non_null(e);
 	assert_string_equal(e->pfm_name, "amd64_fam19h_zen4::RETIRED_INSTRUCTIONS");
+	/* Unit masks, as PAPI_NTV_ENUM_UMASKS enumerates them: none for this one. */
+	assert_int_equal(kpmc_papi_event_umask(e, 0, umask, sizeof(umask), descr, sizeof(descr)), -1);
+	assert_int_equal(kpmc_papi_event_lookup(&pmu, "LS_DISPATCH", &code, err, sizeof(err)),
+			 KPMC_PAPI_PLAN_OK);
+	e = kpmc_papi_event(code);
+	for (n = 0; !kpmc_papi_event_umask(e, n, umask, sizeof(umask), descr, sizeof(descr)); n++)
+		found |= !strcmp(umask, "LD_DISPATCH");
+	assert_int_equal(n, 3);
+	assert_true(found);
 	/* A mnemonic is not listed: added once, at its first lookup. */
 	assert_int_equal(kpmc_papi_event_lookup(&pmu, "instr", &code, err, sizeof(err)),
 			 KPMC_PAPI_PLAN_OK);

@@ -199,6 +199,44 @@ static int _kpmc_init_control_state(hwd_control_state_t *ctl)
 }
 
 /*
+ * A native code: the event's index in the list, and above
+ * KPMC_PAPI_UMASK_SHIFT the number (from 1) of one of its unit masks as
+ * PAPI_NTV_ENUM_UMASKS gave it (0: the event itself).
+ */
+#define KPMC_PAPI_UMASK_SHIFT	20
+#define KPMC_PAPI_EVENT_MASK	((1u << KPMC_PAPI_UMASK_SHIFT) - 1)
+
+/*
+ * A native code's event: its name (EVENT or EVENT:UMASK) and description;
+ * with ref, what the plan needs of it instead, its encoder's name
+ * (PMU::EVENT[:UMASK]) in name. 0, or -1 for no such code.
+ */
+static int code_event(unsigned int code, char *name, size_t len, char *descr, size_t dlen,
+		      struct kpmc_papi_event_ref *ref)
+{
+	const struct kpmc_papi_event *e = kpmc_papi_event(code & KPMC_PAPI_EVENT_MASK);
+	unsigned int umask = code >> KPMC_PAPI_UMASK_SHIFT;
+	char um[KPMC_PAPI_NAME_LEN];
+
+	if (!e)
+		return -1;
+	if (!umask) {
+		snprintf(descr, dlen, "%s", e->descr);
+		snprintf(name, len, "%s", ref ? e->pfm_name : e->name);
+	} else {
+		if (kpmc_papi_event_umask(e, umask - 1, um, sizeof(um), descr, dlen))
+			return -1;
+		snprintf(name, len, "%s:%s", ref ? e->pfm_name : e->name, um);
+	}
+	if (ref) {
+		ref->pfm_name = name;
+		ref->has_code = umask ? 0 : e->has_code;
+		ref->code = e->code;
+	}
+	return 0;
+}
+
+/*
  * How often an attached thread's counts are sampled (ms of its on-CPU
  * time): a read lags by up to that; the session's ring, taken at reads and
  * stops only, holds KPMC_PAPI_RING_RECORDS of them.
@@ -214,20 +252,16 @@ static int _kpmc_init_control_state(hwd_control_state_t *ctl)
 static int replan(struct kpmc_papi_control *k)
 {
 	struct kpmc_papi_event_ref ref[KPMC_PAPI_MAX_EVENTS];
-	const struct kpmc_papi_event *e;
+	/* Names of unit-mask events, for ref[i].pfm_name. */
+	static __thread char names[KPMC_PAPI_MAX_EVENTS][2 * KPMC_PAPI_NAME_LEN];
 	struct kpmc_papi_plan plan;
-	char why[256];
+	char why[256], descr[KPMC_PAPI_DESCR_LEN];
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < k->nr_events; i++) {
-		e = kpmc_papi_event(k->event[i]);
-		if (!e)
+	for (i = 0; i < k->nr_events; i++)
+		if (code_event(k->event[i], names[i], sizeof(names[i]), descr, sizeof(descr), &ref[i]))
 			return PAPI_ENOEVNT;
-		ref[i].pfm_name = e->pfm_name;
-		ref[i].has_code = e->has_code;
-		ref[i].code = e->code;
-	}
 	ret = kpmc_papi_plan_make(&pmu, ref, k->nr_events, !!(k->domain & PAPI_DOM_USER),
 				  !!(k->domain & (PAPI_DOM_KERNEL | PAPI_DOM_SUPERVISOR)),
 				  k->multiplexed, k->mux_ms, &plan, why, sizeof(why));
@@ -705,7 +739,10 @@ static int _kpmc_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 
 static int _kpmc_ntv_enum_events(unsigned int *code, int modifier)
 {
-	unsigned int n = kpmc_papi_events_count();
+	unsigned int n = kpmc_papi_events_count(), event = *code & KPMC_PAPI_EVENT_MASK;
+	unsigned int umask = *code >> KPMC_PAPI_UMASK_SHIFT;
+	char name[KPMC_PAPI_NAME_LEN], descr[KPMC_PAPI_DESCR_LEN];
+	const struct kpmc_papi_event *e;
 
 	switch (modifier) {
 	case PAPI_ENUM_FIRST:
@@ -714,12 +751,18 @@ static int _kpmc_ntv_enum_events(unsigned int *code, int modifier)
 		*code = 0;
 		return PAPI_OK;
 	case PAPI_ENUM_EVENTS:
-		if (*code + 1 >= n)
+		if (event + 1 >= n)
 			return PAPI_ENOEVNT;
-		(*code)++;
+		*code = event + 1;
+		return PAPI_OK;
+	case PAPI_NTV_ENUM_UMASKS:
+		/* The next unit mask: the umask-th (numbers from 1 in the code). */
+		e = kpmc_papi_event(event);
+		if (!e || kpmc_papi_event_umask(e, umask, name, sizeof(name), descr, sizeof(descr)))
+			return PAPI_ENOEVNT;
+		*code = event | (umask + 1) << KPMC_PAPI_UMASK_SHIFT;
 		return PAPI_OK;
 	default:
-		/* No unit masks listed apart: EVENT:UMASK is taken by name. */
 		return PAPI_ENOEVNT;
 	}
 }
@@ -738,11 +781,11 @@ static int _kpmc_ntv_name_to_code(const char *name, unsigned int *code)
 /* A native event's name (descr 0) or description into PAPI's buffer. */
 static int event_text(unsigned int code, int descr, char *buf, int len)
 {
-	const struct kpmc_papi_event *e = kpmc_papi_event(code);
+	char name[2 * KPMC_PAPI_NAME_LEN], text[KPMC_PAPI_DESCR_LEN];
 
-	if (!e || len < 1)
+	if (len < 1 || code_event(code, name, sizeof(name), text, sizeof(text), NULL))
 		return PAPI_ENOEVNT;
-	snprintf(buf, (size_t)len, "%s", descr ? e->descr : e->name);
+	snprintf(buf, (size_t)len, "%s", descr ? text : name);
 	return PAPI_OK;
 }
 
@@ -758,15 +801,15 @@ static int _kpmc_ntv_code_to_descr(unsigned int code, char *descr, int len)
 
 static int _kpmc_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
 {
-	const struct kpmc_papi_event *e = kpmc_papi_event(code);
+	char name[2 * KPMC_PAPI_NAME_LEN], text[KPMC_PAPI_DESCR_LEN];
 
-	if (!e)
+	if (code_event(code, name, sizeof(name), text, sizeof(text), NULL))
 		return PAPI_ENOEVNT;
-	snprintf(info->symbol, sizeof(info->symbol), "%s", e->name);
-	snprintf(info->long_descr, sizeof(info->long_descr), "%s", e->descr);
+	snprintf(info->symbol, sizeof(info->symbol), "%s", name);
+	snprintf(info->long_descr, sizeof(info->long_descr), "%s", text);
 	/* Cut to PAPI's short field. */
 	snprintf(info->short_descr, sizeof(info->short_descr), "%.*s",
-		 (int)sizeof(info->short_descr) - 1, e->descr);
+		 (int)sizeof(info->short_descr) - 1, text);
 	info->component_index = _kpmc_vector.cmp_info.CmpIdx;
 	return PAPI_OK;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <perfmon/pfmlib.h>
+
 #include "common/kpmc_proc.h"
 #include "common/pfm_events.h"
 
@@ -174,4 +176,31 @@ int kpmc_papi_event_lookup(const struct kpmc_papi_pmu *pmu, const char *name, un
 	*code = (unsigned int)(known - table);
 	pthread_mutex_unlock(&table_lock);
 	return KPMC_PAPI_PLAN_OK;
+}
+
+int kpmc_papi_event_umask(const struct kpmc_papi_event *e, unsigned int n, char *umask, size_t len,
+			  char *descr, size_t dlen)
+{
+	pfm_event_info_t info = { .size = sizeof(info) };
+	unsigned int seen = 0;
+	int idx, i, ret = -1;
+
+	if (e->has_code || strchr(e->name, ':'))
+		return -1;
+	kpmc_papi_pfm_lock();
+	idx = pfm_find_event(e->pfm_name);
+	if (idx >= 0 && pfm_get_event_info(idx, PFM_OS_NONE, &info) == PFM_SUCCESS) {
+		for (i = 0; i < info.nattrs && ret; i++) {
+			pfm_event_attr_info_t a = { .size = sizeof(a) };
+
+			if (pfm_get_event_attr_info(idx, i, PFM_OS_NONE, &a) != PFM_SUCCESS ||
+			    a.type != PFM_ATTR_UMASK || seen++ != n)
+				continue;
+			snprintf(umask, len, "%s", a.name);
+			snprintf(descr, dlen, "%s", a.desc ? a.desc : "");
+			ret = 0;
+		}
+	}
+	kpmc_papi_pfm_unlock();
+	return ret;
 }

@@ -46,6 +46,15 @@ unsigned int kpmc_papi_events_count(void);
 /* Native event code's event, or NULL. Entries never move once made. */
 const struct kpmc_papi_event *kpmc_papi_event(unsigned int code);
 /*
+ * Unit mask number n (0, 1, ...) of listed event e, as libpfm4's table has
+ * it: its name into umask, its description into descr. 0, or -1 past the
+ * last (none for an event counted by its code, nor for a name added with
+ * its unit masks already).
+ */
+int kpmc_papi_event_umask(const struct kpmc_papi_event *e, unsigned int n, char *umask, size_t len,
+			  char *descr, size_t dlen);
+
+/*
  * A name's code: a known one, or a new entry when kpmc's encoder takes the
  * name. 0, or KPMC_PAPI_PLAN_UNKNOWN (with the encoder's reason in err).
  */
