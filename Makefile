@@ -14,6 +14,10 @@
 #   make fuzz [OPS=N] [SEED=S] [FUZZ_KERNEL=debug|rt|stock] [FUZZ_CPUS=N]  the stateful fuzzer alone
 #   make bench      one arm64 guest boot: kpmc vs perf vs nothing, tables (bench/run.sh)
 #   make bench-smoke the same driver on tiny inputs (part of make test)
+#   make papi       PAPI (Debian's papi source package) with kpmc's component
+#                   (userland/papi/), libpapi and its utilities in build/papi (doc/papi.md);
+#                   make papi-arm64: the same cross-built for the arm64 guest (build/papi-arm64);
+#                   KPMC_PAPI_CPU=kpmc: kpmc as PAPI's CPU component (presets), build/papi*-cpu-kpmc
 SHELL := /bin/bash
 BUILD := $(CURDIR)/build
 GUEST_ARCHES := arm64 x86_64
@@ -93,6 +97,19 @@ stage: all
 unit:
 	$(MAKE) -C tests/unit OUT=$(BUILD)/unit
 	scripts/run-unit-tests.sh $(BUILD)/unit
+
+# PAPI with kpmc's component built in (scripts/build-papi.sh, doc/papi.md):
+# for the host, build/papi/bin/papi_component_avail etc.; for the arm64
+# guest, build/papi-arm64. KPMC_PAPI_CPU=kpmc: kpmc as component 0, which
+# PAPI's presets (PAPI_TOT_INS...) need, in build/papi-cpu-kpmc and
+# build/papi-arm64-cpu-kpmc. Not in make test.
+KPMC_PAPI_CPU ?= perf_event
+PAPI_VARIANT := $(if $(filter kpmc,$(KPMC_PAPI_CPU)),-cpu-kpmc)
+.PHONY: papi papi-arm64
+papi:
+	scripts/build-papi.sh amd64 $(BUILD)/papi$(PAPI_VARIANT) $(KPMC_PAPI_CPU)
+papi-arm64:
+	scripts/build-papi.sh arm64 $(BUILD)/papi-arm64$(PAPI_VARIANT) $(KPMC_PAPI_CPU)
 
 # The CLI's table, CSV and JSON forms of one record stream, checked by python3.
 host-tests: userland
