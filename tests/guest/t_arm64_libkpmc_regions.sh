@@ -106,10 +106,11 @@ verdict arm64_libkpmc_mux_scaled "$r"
 r=""
 awk '
 	function val(x) { sub(/^[a-z0-9]*=/, "", x); return x }
-	/^mux thread / && $5 == "pmc0" { sum[$3] += val($6) }
+	function num(x) { return val(x) + 0 }
+	/^mux thread / && $5 == "pmc0" { sum[$3] += num($6) }
 	/^mux estimate / && $5 ~ /^err=/ { print "estimate failed: " $0 ";"; next }
-	/^mux estimate / && $4 == "pmc0" { s = val($3); e[s] = val($5); h[s] = val($6); w[s] = val($7) }
-	/^mux estimate / && $4 == "pmc1" { ie = val($5); ih = val($6); iw = val($7) }
+	/^mux estimate / && $4 == "pmc0" { s = val($3); e[s] = num($5); h[s] = num($6); w[s] = val($7) }
+	/^mux estimate / && $4 == "pmc1" { ie = num($5); ih = num($6); iw = val($7) }
 	END {
 		b = sum["before"]; a = sum["after"]; n = 0
 		for (k in e) {

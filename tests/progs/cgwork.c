@@ -2,8 +2,9 @@
 /*
  * cgwork CGDIR N: known user-mode work inside and outside the cgroup v2
  * directory CGDIR, for per-cgroup counts (kpmc -G, perf's cgroup events):
- *   - two processes join CGDIR and spin N and 2N iterations (2N and 4N user
- *     instructions: spin.h's loop) there;
+ *   - two processes are moved into CGDIR by this process while they wait on
+ *     a pipe (no task is moved while it runs), then spin N and 2N iterations
+ *     (2N and 4N user instructions: spin.h's loop) there;
  *   - a third spins N outside, is moved into CGDIR by this process while it
  *     waits on a pipe, spins 3N inside, is moved back while it waits again,
  *     and spins N outside;
@@ -50,22 +51,32 @@ static void own_dir(char *out, size_t len)
 	snprintf(out, len, "/sys/fs/cgroup%s", strcmp(line + 3, "/") ? line + 3 : "");
 }
 
+static int ready[2], go[2];
+
+/* A process moved into dir while it waits, then let go: it spins n there. */
 static pid_t joiner(const char *dir, unsigned long n)
 {
 	pid_t pid = fork();
+	char c = 'j';
 
 	if (pid == 0) {
-		put_pid(dir, 0);
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
 		spin(n);
 		_exit(0);
 	}
+	if (pid < 0 || read(ready[0], &c, 1) != 1)
+		return -1;
+	put_pid(dir, pid);
+	if (write(go[1], &c, 1) != 1)
+		return -1;
 	return pid;
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long n;
-	int ready[2], go[2], st, ok = 1;
+	int st, ok = 1;
 	char home[512], c = 'g';
 	pid_t a, b, m;
 
