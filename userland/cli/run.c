@@ -193,25 +193,35 @@ static void run_child(struct run *r, int gate)
 
 	if (read(gate, &c, 1) != 1)
 		_exit(126);	/* the parent gave up */
-	/* -G with a cgroup of its own: the program runs in it, from its first instruction. */
-	if (r->cgroup_made) {
-		char procs[sizeof(r->cgroup_dir) + 16];
-		int fd;
-
-		snprintf(procs, sizeof(procs), "%s/cgroup.procs", r->cgroup_dir);
-		fd = open(procs, O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || write(fd, "0", 1) != 1) {
-			fprintf(stderr, "kpmc: cannot join %s: %s\n", r->cgroup_dir, strerror(errno));
-			_exit(126);
-		}
-		close(fd);
-	}
 	/* kpmc mem, fmt=callstack: stop after the exec, for the parent to read the map. */
 	if ((r->memrep || r->live_stacks) && ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 		_exit(126);
 	execvp(prog[0], prog);
 	fprintf(stderr, "kpmc: cannot run %s: %s\n", prog[0], strerror(errno));
 	_exit(127);
+}
+
+/*
+ * -G with a cgroup of its own: the program, waiting at the gate, is moved
+ * into it, so it runs there from its first instruction. Moved while it
+ * waits: the counters follow a task's cgroup when it switches in, and it
+ * switches in at the gate's opening at the latest.
+ */
+static int cgroup_take(const struct run *r, pid_t pid)
+{
+	char procs[sizeof(r->cgroup_dir) + 16], v[16];
+	int fd, n, ok;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", r->cgroup_dir);
+	n = snprintf(v, sizeof(v), "%d", (int)pid);
+	fd = open(procs, O_WRONLY | O_CLOEXEC);
+	ok = fd >= 0 && write(fd, v, (size_t)n) == n;
+	if (!ok)
+		fprintf(stderr, "kpmc: -G: cannot move the program into %s: %s\n", r->cgroup_dir,
+			strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
 }
 
 /*
@@ -269,6 +279,12 @@ static int start(struct run *r)
 		run_child(r, gate[0]);
 	}
 	close(gate[0]);
+	if (r->cgroup_made && cgroup_take(r, r->child)) {
+		kill(r->child, SIGKILL);
+		waitpid(r->child, NULL, 0);
+		close(cgroup_fd);
+		return 1;
+	}
 	if (o->cgroup)
 		snprintf(req, sizeof(req), "cgroup=%d", cgroup_fd);
 	else if (o->system_wide)

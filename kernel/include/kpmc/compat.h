@@ -24,6 +24,8 @@
  *   call is gone in 7.x.
  * - task_work_add() from a hard IRQ: 6.12 has TWAF_NO_ALLOC (found by
  *   Kbuild); 7.x never allocates there and has no such flag.
+ * - cgroups: a kernel built without them (the small configs of the patched
+ *   test kernels) has no cgroup_get_from_fd(): cgroup=FD is refused there.
  */
 #ifndef KPMC_COMPAT_H
 #define KPMC_COMPAT_H
@@ -287,6 +289,44 @@ static inline bool kpmc_exec_raised_privileges(struct task_struct *task)
 static inline bool kpmc_exec_raised_privileges(struct task_struct *task)
 {
 	return task->mm && get_dumpable(task->mm) != SUID_DUMP_USER;
+}
+#endif
+
+/* ---- cgroups (v2) -------------------------------------------------------- */
+
+#include <linux/cgroup.h>
+
+#ifdef CONFIG_CGROUPS
+#define KPMC_HAVE_CGROUPS 1
+static inline struct cgroup *kpmc_cgroup_get_from_fd(int fd)
+{
+	return cgroup_get_from_fd(fd);
+}
+
+static inline void kpmc_cgroup_put(struct cgroup *cgrp)
+{
+	cgroup_put(cgrp);
+}
+
+/* Caller holds rcu_read_lock(). */
+static inline bool kpmc_task_in_cgroup(struct task_struct *task, struct cgroup *cgrp)
+{
+	return task_under_cgroup_hierarchy(task, cgrp);
+}
+#else
+#define KPMC_HAVE_CGROUPS 0
+static inline struct cgroup *kpmc_cgroup_get_from_fd(int fd)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static inline void kpmc_cgroup_put(struct cgroup *cgrp)
+{
+}
+
+static inline bool kpmc_task_in_cgroup(struct task_struct *task, struct cgroup *cgrp)
+{
+	return false;
 }
 #endif
 
