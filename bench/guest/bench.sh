@@ -100,16 +100,22 @@ while [ $rep -le $REPS ]; do
 	if want cgswitch; then
 		cg=/sys/fs/cgroup
 		grep -q " $cg cgroup2 " /proc/mounts || mount -t cgroup2 none $cg
+		# perf's cgroup events need the perf_event controller's state in a
+		# child of the root: the kernel gives it once the root's controls
+		# were set (systemd does at boot; t_arm64_cgroup.sh says more).
+		echo +pids >$cg/cgroup.subtree_control
 		mkdir -p $cg/bench_in $cg/bench_out
 		in="echo \$\$ >$cg/bench_in/cgroup.procs && exec $BIN/pingpong $ROUNDS 0"
 		cgtag() { sed -n "s/^KPMC-BENCH pingpong /KPMC-BENCH cgswitch tool=$1 where=$2 rep=$rep /p"; sleep 0.2; }
 		sh -c "$in" | cgtag none in
-		$BIN/perfcount -G $cg/bench_in sh -c "$in" | cgtag perf in
+		$BIN/perfcount -G $cg/bench_in sh -c "$in" 2>$OUT/perf.err | cgtag perf in
+		[ -s $OUT/perf.err ] && echo "KPMC-BENCH-ERROR perfcount -G inside: $(tail -n 1 $OUT/perf.err)"
 		kpmc -G bench_in -A -c pmc1=0x8 -o $OUT/trace.txt -- sh -c "$in" >$OUT/prog.txt 2>$OUT/kpmc.err ||
 			echo "KPMC-BENCH-ERROR kpmc -G inside: $(tail -n 2 $OUT/kpmc.err)"
 		cgtag kpmc in <$OUT/prog.txt
 		$BIN/pingpong $ROUNDS 0 | cgtag none out
-		$BIN/perfcount -G $cg/bench_out $BIN/pingpong $ROUNDS 0 | cgtag perf out
+		$BIN/perfcount -G $cg/bench_out $BIN/pingpong $ROUNDS 0 2>$OUT/perf.err | cgtag perf out
+		[ -s $OUT/perf.err ] && echo "KPMC-BENCH-ERROR perfcount -G outside: $(tail -n 1 $OUT/perf.err)"
 		kpmc -G bench_out -A -c pmc1=0x8 -o $OUT/trace.txt -- $BIN/pingpong $ROUNDS 0 >$OUT/prog.txt 2>$OUT/kpmc.err ||
 			echo "KPMC-BENCH-ERROR kpmc -G outside: $(tail -n 2 $OUT/kpmc.err)"
 		cgtag kpmc out <$OUT/prog.txt
