@@ -61,15 +61,8 @@ pe=$(sed -n 's/^perfcount count=[0-9]* enabled=\([0-9]*\) .*/\1/p' $OUT/cg_perf.
 inside=$(sed -n 's/^cgwork inside=\([0-9]*\) .*/\1/p' $OUT/cg_perf.txt)
 echo "cgroup kt: kpmc $k, perf $p (enabled $pe ns), the loops inside $inside (outside $((6 * N)))"
 # Four processes' libc paths (fork, pipe, exit) may each retry a store-exclusive.
-# perf itself once counted less than the loops alone in the full suite on
-# 6.12 (20,256,039 of 24,000,000, its event enabled 20.4 of the cgroup's
-# 24.2 ms; equal to kpmc in every run of the file alone): a count below the
-# loops is perf's miss, said; kpmc is held to the loops' truth below anyway.
-if [ -n "$p" ] && [ "$p" -lt $((12 * N)) ]; then
-	echo "cgroup kt: perf -G counted $p, less than the loops inside ($((12 * N))): perf missed part of the cgroup's time"
-elif ! { [ -n "$k" ] && [ -n "$p" ] && [ $((k - p)) -le $((4 * LLSC_SLACK)) ] && [ $((p - k)) -le $((4 * LLSC_SLACK)) ]; }; then
+[ -n "$k" ] && [ -n "$p" ] && [ $((k - p)) -le $((4 * LLSC_SLACK)) ] && [ $((p - k)) -le $((4 * LLSC_SLACK)) ] ||
 	r="$r kpmc -G counted '$k', perf -G '$p': not the same;"
-fi
 # The loops inside and the little libc between their steps; nothing of the 6N outside.
 [ -n "$k" ] && [ "$k" -ge $((12 * N)) ] && [ "$k" -le $((12 * N + 20000)) ] ||
 	r="$r kpmc -G counted '$k', expected 12N = $((12 * N)) and at most 20,000 more;"

@@ -51,14 +51,22 @@ static void own_dir(char *out, size_t len)
 	snprintf(out, len, "/sys/fs/cgroup%s", strcmp(line + 3, "/") ? line + 3 : "");
 }
 
-static int ready[2], go[2];
+/*
+ * ready: a child waits (its turn to be moved). Each child has a go pipe of
+ * its own: a byte meant for one must never let another run before its move.
+ */
+static int ready[2];
 
 /* A process moved into dir while it waits, then let go: it spins n there. */
 static pid_t joiner(const char *dir, unsigned long n)
 {
-	pid_t pid = fork();
+	int go[2];
+	pid_t pid;
 	char c = 'j';
 
+	if (pipe(go))
+		return -1;
+	pid = fork();
 	if (pid == 0) {
 		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
 			_exit(1);
@@ -70,13 +78,15 @@ static pid_t joiner(const char *dir, unsigned long n)
 	put_pid(dir, pid);
 	if (write(go[1], &c, 1) != 1)
 		return -1;
+	close(go[0]);
+	close(go[1]);
 	return pid;
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long n;
-	int st, ok = 1;
+	int go[2], st, ok = 1;
 	char home[512], c = 'g';
 	pid_t a, b, m;
 
