@@ -249,6 +249,15 @@ static int open_cgroup(struct run *r)
 	return fd;
 }
 
+/* -G given up before counting: its descriptor closed, a cgroup made for it removed. */
+static void cgroup_drop(struct run *r, int cgroup_fd)
+{
+	if (cgroup_fd >= 0)
+		close(cgroup_fd);
+	if (r->cgroup_made && !rmdir(r->cgroup_dir))
+		r->cgroup_made = 0;
+}
+
 /* Attach to -p's thread, or start the program with counting armed. */
 static int start(struct run *r)
 {
@@ -267,11 +276,13 @@ static int start(struct run *r)
 	}
 	if (pipe2(gate, O_CLOEXEC)) {
 		perror("kpmc: pipe");
+		cgroup_drop(r, cgroup_fd);
 		return 1;
 	}
 	r->child = fork();
 	if (r->child < 0) {
 		perror("kpmc: fork");
+		cgroup_drop(r, cgroup_fd);
 		return 1;
 	}
 	if (r->child == 0) {
@@ -282,7 +293,7 @@ static int start(struct run *r)
 	if (r->cgroup_made && cgroup_take(r, r->child)) {
 		kill(r->child, SIGKILL);
 		waitpid(r->child, NULL, 0);
-		close(cgroup_fd);
+		cgroup_drop(r, cgroup_fd);
 		return 1;
 	}
 	if (o->cgroup)
@@ -294,10 +305,7 @@ static int start(struct run *r)
 	if (kpmc_proc_write_told("enable", req, "cannot enable monitoring")) {
 		kill(r->child, SIGKILL);
 		waitpid(r->child, NULL, 0);
-		if (cgroup_fd >= 0)
-			close(cgroup_fd);
-		if (r->cgroup_made && !rmdir(r->cgroup_dir))
-			r->cgroup_made = 0;
+		cgroup_drop(r, cgroup_fd);
 		return 1;
 	}
 	/* The module holds the cgroup now. */
