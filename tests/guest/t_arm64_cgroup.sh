@@ -112,6 +112,18 @@ grep -qF "perf_event_paranoid is 2: system-wide monitoring needs paranoid <= 0 o
 "$BIN/runas" 1000 "$BIN/perfcount" -G $CG/kt "$BIN/loop" 1000 >$OUT/cg_userp.txt 2>&1 &&
 	r="$r perf accepted an unprivileged cgroup event (the rule kpmc follows changed?);"
 grep -q "Permission denied" $OUT/cg_userp.txt || r="$r perf's refusal: $(tail -n 1 $OUT/cg_userp.txt);"
+# From a user namespace (root there) with a cgroup delegated to the user, as
+# systemd delegates one: still CPU-wide counting, refused at paranoid 2.
+mkdir -p $CG/kt_user && chown 1000 $CG/kt_user $CG/kt_user/cgroup.procs
+if "$BIN/runas" 1000 unshare -Ur true 2>/dev/null; then
+	"$BIN/runas" 1000 unshare -Ur kpmc -G kt_user -A -c pmc1=0x8 -- "$BIN/loop" 1000 >$OUT/cg_ns.txt 2>&1 &&
+		r="$r accepted from a user namespace;"
+	grep -qF "perf_event_paranoid is 2: system-wide monitoring needs paranoid <= 0 or CAP_PERFMON" $OUT/cg_ns.txt ||
+		r="$r from a user namespace: $(tail -n 1 $OUT/cg_ns.txt);"
+else
+	r="$r no user namespace for uid 1000;"
+fi
+rmdir $CG/kt_user
 echo 0 >/proc/sys/kernel/perf_event_paranoid
 "$BIN/runas" 1000 kpmc -G kt -A -c pmc1=0x8 -- "$BIN/loop" 1000 >$OUT/cg_user0.txt 2>&1 ||
 	r="$r refused at paranoid 0: $(tail -n 1 $OUT/cg_user0.txt);"
