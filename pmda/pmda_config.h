@@ -83,13 +83,4 @@ int kpmc_pmda_config_active(const struct kpmc_pmda_config *c);
 /* The kernel's configuration string for c's set: raw or names, plus tbs. */
 int kpmc_pmda_config_set(const struct kpmc_pmda_config *c, char *out, size_t len);
 
-/*
- * What each counter of raw (the kernel's form of events, from
- * kpmc_config_to_raw: one pmcN token per event, in the events' order)
- * counts: names[N] = the event as events names it ("instr", "cycles:u"), or
- * the raw token itself when events is raw; "" for unused counters. 0, or -1
- * when raw has a pmcN token past the counters or not one per event.
- */
-int kpmc_pmda_counter_names(const char *events, const char *raw, char names[][96], unsigned int n);
-
 #endif

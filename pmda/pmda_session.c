@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/kpmc_proc.h"
+#include "common/eventspec.h"
 #include "common/pfm_events.h"
 
 /* The active module's virtual counter names (info's virtual_counters). */
@@ -37,7 +38,7 @@ int kpmc_pmda_session_open(struct kpmc_pmda_session *s, const struct kpmc_pmda_c
 		snprintf(err, len, "events '%s' (line %u): %s", c->events, c->events_line, why);
 		return -1;
 	}
-	if (kpmc_pmda_counter_names(c->events, s->raw, s->counter_name, KPMC_MAX_COUNTERS)) {
+	if (kpmc_counter_names(c->events, s->raw, s->counter_name, KPMC_MAX_COUNTERS)) {
 		snprintf(err, len, "events '%s': cannot tell which counter counts which event in '%s'",
 			 c->events, s->raw);
 		return -1;

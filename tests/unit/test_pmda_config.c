@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "pmda_config.h"
+#include "common/eventspec.h"
 #include "pmda_counts.h"
 #include "pmda_state.h"
 
@@ -229,26 +230,26 @@ static void test_counter_names(void **state)
 
 	(void)state;
 	/* arm64: cycles on the fixed pmc0, instr on the first event counter. */
-	assert_int_equal(kpmc_pmda_counter_names("instr,cycles:u", "pmc1=0x8,pmc0,usr0=1,os0=0,tbs=100",
+	assert_int_equal(kpmc_counter_names("instr,cycles:u", "pmc1=0x8,pmc0,usr0=1,os0=0,tbs=100",
 						 names, KPMC_MAX_COUNTERS), 0);
 	assert_string_equal(names[1], "instr");
 	assert_string_equal(names[0], "cycles:u");
 	assert_string_equal(names[2], "");
 	/* AMD's split modifiers are not counters' events. */
-	assert_int_equal(kpmc_pmda_counter_names("l1d_misses", "pmc0=0x40,umask0=0x1,cmask0=0x0",
+	assert_int_equal(kpmc_counter_names("l1d_misses", "pmc0=0x40,umask0=0x1,cmask0=0x0",
 						 names, KPMC_MAX_COUNTERS), 0);
 	assert_string_equal(names[0], "l1d_misses");
 	assert_string_equal(names[1], "");
 	/* Raw: the token names itself. */
-	assert_int_equal(kpmc_pmda_counter_names("pmc0=0x100000000,os0=1,pmc1=0x100000003",
+	assert_int_equal(kpmc_counter_names("pmc0=0x100000000,os0=1,pmc1=0x100000003",
 						 "pmc0=0x100000000,os0=1,pmc1=0x100000003,tbs=100",
 						 names, KPMC_MAX_COUNTERS), 0);
 	assert_string_equal(names[0], "pmc0=0x100000000");
 	assert_string_equal(names[1], "pmc1=0x100000003");
 	/* One pmcN token per event, within the counters, or it is refused. */
-	assert_int_equal(kpmc_pmda_counter_names("instr", "pmc1=0x8,pmc2=0x11", names, KPMC_MAX_COUNTERS), -1);
-	assert_int_equal(kpmc_pmda_counter_names("instr,cycles", "pmc1=0x8", names, KPMC_MAX_COUNTERS), -1);
-	assert_int_equal(kpmc_pmda_counter_names("instr", "pmc16=0x8", names, KPMC_MAX_COUNTERS), -1);
+	assert_int_equal(kpmc_counter_names("instr", "pmc1=0x8,pmc2=0x11", names, KPMC_MAX_COUNTERS), -1);
+	assert_int_equal(kpmc_counter_names("instr,cycles", "pmc1=0x8", names, KPMC_MAX_COUNTERS), -1);
+	assert_int_equal(kpmc_counter_names("instr", "pmc16=0x8", names, KPMC_MAX_COUNTERS), -1);
 }
 
 static struct kpmc_record rec(uint8_t kind, uint32_t pid, uint32_t tid, uint64_t c0, uint64_t c1)

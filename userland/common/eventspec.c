@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "eventspec.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,4 +305,61 @@ int kpmc_raw_config(const uint64_t *code, const struct kpmc_event_spec *ev, cons
 			return -1;
 	}
 	return (int)used;
+}
+
+/* Is tok a counter's event token ("pmcN" or "pmcN=CODE"), and which N? */
+static int counter_token(const char *tok, unsigned int *n)
+{
+	char *end;
+
+	if (strncmp(tok, "pmc", 3) || !isdigit((unsigned char)tok[3]))
+		return 0;
+	*n = (unsigned int)strtoul(tok + 3, &end, 10);
+	return *end == '\0' || *end == '=';
+}
+
+int kpmc_counter_names(const char *events, const char *raw, char names[][96], unsigned int n)
+{
+	struct kpmc_event_spec ev[KPMC_MAX_EVENTS];
+	char buf[1024], why[128], *t, *save = NULL;
+	int is_raw = kpmc_config_is_raw(events), nev = 0, i = 0;
+	char evbuf[512], tokens[512];
+
+	for (unsigned int k = 0; k < n; k++)
+		names[k][0] = '\0';
+	if (!is_raw) {
+		if (kpmc_split_set_tokens(events, evbuf, sizeof(evbuf), tokens, sizeof(tokens), why,
+					  sizeof(why)))
+			return -1;
+		nev = kpmc_parse_event_list(evbuf, ev, KPMC_MAX_EVENTS, why, sizeof(why));
+		if (nev < 0)
+			return -1;
+	}
+	if (strlen(raw) >= sizeof(buf))
+		return -1;
+	strcpy(buf, raw);
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		unsigned int pmc;
+
+		if (!counter_token(t, &pmc))
+			continue;
+		if (pmc >= n)
+			return -1;
+		if (is_raw) {
+			snprintf(names[pmc], 96, "%s", t);
+			continue;
+		}
+		if (i >= nev)
+			return -1;
+		snprintf(names[pmc], 96, "%s", ev[i].name);
+		/* The modifiers the name was given with stay in it: cycles:u is not cycles. */
+		if (ev[i].usr == 1 && ev[i].os == 0)
+			strncat(names[pmc], ":u", 95 - strlen(names[pmc]));
+		else if (ev[i].usr == 0 && ev[i].os == 1)
+			strncat(names[pmc], ":k", 95 - strlen(names[pmc]));
+		else if (ev[i].usr == 1 && ev[i].os == 1)
+			strncat(names[pmc], ":uk", 95 - strlen(names[pmc]));
+		i++;
+	}
+	return is_raw || i == nev ? 0 : -1;
 }

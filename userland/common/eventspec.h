@@ -76,4 +76,13 @@ int kpmc_assign_counters(const struct kpmc_counter_layout *l, const uint64_t *co
 int kpmc_raw_config(const uint64_t *code, const struct kpmc_event_spec *ev, const int *slot,
 		    int n, const struct kpmc_counter_layout *l, char *out, size_t len);
 
+/*
+ * What each counter of raw (the kernel's form of events, from
+ * kpmc_config_to_raw: one pmcN token per event, in the events' order)
+ * counts: names[N] = the event as events names it ("instr", "cycles:u"), or
+ * the raw token itself when events is raw; "" for unused counters. 0, or -1
+ * when raw has a pmcN token past the counters or not one per event.
+ */
+int kpmc_counter_names(const char *events, const char *raw, char names[][96], unsigned int n);
+
 #endif
