@@ -37,9 +37,9 @@ PROGS := fmtcheck loop runas perfhold wakeups ringloss mmapring spawnmany manyal
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
 	test demo module clean bench bench-smoke guest-arm64-smp guest-x86_64-patched host-tests \
-	guest-arm64-patched guest-arm64-patched-smp pmda
+	guest-arm64-patched guest-arm64-patched-smp pmda slurm
 
-all: modules userland progs pmda
+all: modules userland progs pmda slurm
 
 deps:
 	scripts/install-deps.sh
@@ -61,6 +61,11 @@ userland:
 # Multi-Arch: same, so libpcp-pmda3-dev:arm64 cannot sit beside pcp).
 pmda:
 	$(MAKE) -C pmda OUT=$(BUILD)/host
+
+# kpmc.so, the Slurm SPANK plugin (libslurm-dev), for the machine it is
+# built on: the x86_64 cluster guests run Debian's amd64 Slurm (doc/cluster.md).
+slurm:
+	$(MAKE) -C userland/slurm OUT=$(BUILD)/host/slurm
 
 progs:
 	@for a in $(GUEST_ARCHES); do \

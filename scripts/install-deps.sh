@@ -10,7 +10,7 @@ pkgs=(make gcc bc flex bison libelf-dev cpio busybox-static
 	debhelper dh-dkms dpkg-dev fakeroot debootstrap dwarves device-tree-compiler
 	libdw-dev gnuplot-nox libhwloc-dev libcairo2-dev libgsl-dev
 	libdw-dev:arm64 libelf-dev:arm64 libhwloc-dev:arm64
-	libpcp-pmda3-dev libpcp3-dev prometheus jq curl universal-ctags)
+	libpcp-pmda3-dev libpcp3-dev libslurm-dev prometheus jq curl universal-ctags)
 
 missing=()
 for p in "${pkgs[@]}"; do

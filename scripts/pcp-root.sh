@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A Debian bookworm (amd64) root filesystem with Performance Co-Pilot, for
+# A Debian bookworm (amd64) root filesystem with Performance Co-Pilot and Slurm, for
 # the two-node guests of tests/pmda/two-nodes.sh: debootstrap from Debian's
 # archive, pcp and the libraries of the kpmc CLI and pmdakpmc installed, no
 # service started while installing (policy-rc.d), the PMNS built (what
@@ -14,8 +14,11 @@ cache=${KPMC_CACHE:-$HOME/.cache/kpmc}
 mirror=$(sed -n 's/^URIs: //p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)
 mirror=${mirror:-http://deb.debian.org/debian}
 # pcp: pmcd, pmproxy, pmlogger, pminfo, pmrep (python3-pcp); busybox: ip,
-# the node's shell tools; libpfm4, libdw1, libhwloc15: the kpmc CLI.
-pkgs=(pcp python3-pcp busybox kmod procps libpfm4 libdw1 libelf1 libhwloc15)
+# the node's shell tools; libpfm4, libdw1, libhwloc15: the kpmc CLI;
+# slurmd, slurmctld, slurm-client, munge: a Slurm cluster of the guests
+# (kpmc's SPANK plugin).
+pkgs=(pcp python3-pcp busybox kmod procps libpfm4 libdw1 libelf1 libhwloc15
+	slurmd slurmctld slurm-client munge)
 
 key=$( { echo "${pkgs[*]}"; cat "$0"; } | sha256sum | cut -c1-12)
 dir=$cache/pcp-root/$key
