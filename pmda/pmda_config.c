@@ -22,7 +22,7 @@ struct parse_state {
 	char *err;
 	size_t len;
 	unsigned int interval_line, threads_line, grace_line, rescan_line, first_process_line,
-		     cpus_line, kernel_line, save_line;
+		     cpus_line, kernel_line, save_line, steps_line;
 	char kernel_token[128];	/* the first event that counts kernel mode, or "" */
 };
 
@@ -234,6 +234,15 @@ static int parse_process(struct parse_state *s, struct kpmc_pmda_config *c, cons
 	return 0;
 }
 
+/* Has path a ".." component? */
+static int dotdot(const char *path)
+{
+	for (const char *p = path; (p = strstr(p, "..")) != NULL; p += 2)
+		if (p[-1] == '/' && (p[2] == '/' || p[2] == '\0'))
+			return 1;
+	return 0;
+}
+
 /* A directive that may appear once: -1 (refused) if it did before. */
 static int once(struct parse_state *s, const char *word, unsigned int *seen)
 {
@@ -341,6 +350,15 @@ static int parse_line(struct parse_state *s, struct kpmc_pmda_config *c, char *l
 		c->rescan_ms = (unsigned int)n;
 		return 0;
 	}
+	if (!strcmp(w, "steps")) {
+		if (once(s, w, &s->steps_line))
+			return -1;
+		if (tok[1][0] != '/' || strlen(tok[1]) >= sizeof(c->steps_dir) || dotdot(tok[1]))
+			return refuse(s, tok[1], "not an absolute directory (without '..', at most %zu characters)",
+				      sizeof(c->steps_dir) - 1);
+		strcpy(c->steps_dir, tok[1]);
+		return 0;
+	}
 	if (!strcmp(w, "cpus")) {
 		if (c->system_wide)
 			return refuse(s, w, "given again");
@@ -359,7 +377,7 @@ static int parse_line(struct parse_state *s, struct kpmc_pmda_config *c, char *l
 		return 0;
 	}
 	return refuse(s, w,
-		      "unknown directive (events, interval, process, threads, cpus, grace, rescan, kernel, save)");
+		      "unknown directive (events, interval, process, threads, cpus, grace, rescan, kernel, save, steps)");
 }
 
 static void defaults(struct kpmc_pmda_config *c)

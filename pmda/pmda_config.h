@@ -21,6 +21,9 @@
  *   rescan MS              how often /proc is scanned for new matches
  *   save SECONDS           the totals go to the state file (and to clients)
  *                          at most this often
+ *   steps DIR              serve the Slurm steps kpmc's SPANK plugin counted
+ *                          on this node (its spool directory, absolute) as
+ *                          kpmc.step.*; needs no events or process lines
  */
 #ifndef KPMC_PMDA_CONFIG_H
 #define KPMC_PMDA_CONFIG_H
@@ -60,6 +63,7 @@ struct kpmc_pmda_config {
 	unsigned int rescan_ms;
 	int kernel;		/* events may count kernel mode */
 	unsigned int save_s;
+	char steps_dir[200];	/* "" when no steps line */
 };
 
 #define KPMC_PMDA_DEFAULT_INTERVAL_MS	1000

@@ -4,8 +4,9 @@
  * one kpmc session, counts what its configuration file names (events; which
  * processes, or every CPU) and serves the totals as PCP counters: per
  * process (kpmc.proc.*), per thread (kpmc.thread.*, off by default), per CPU
- * (kpmc.cpu.*), and the records the kernel lost (kpmc.lost). pmproxy turns
- * them into OpenMetrics for Prometheus.
+ * (kpmc.cpu.*), and the records the kernel lost (kpmc.lost); and the Slurm
+ * job steps kpmc's SPANK plugin counted on this node (kpmc.step.*, from its
+ * spool: pmda_steps.h). pmproxy turns them into OpenMetrics for Prometheus.
  *
  * Without anything to count it opens no session: the PMU stays perf's.
  */
@@ -31,12 +32,13 @@
 #include "pmda_scan.h"
 #include "pmda_session.h"
 #include "pmda_state.h"
+#include "pmda_steps.h"
 
 /* Unused in PCP's stdpmid list (6.0.3); pmda/domain.h says the same for Install. */
 #include "domain.h"
 
-enum { CL_GLOBAL, CL_PROC, CL_THREAD, CL_CPU };
-enum { INDOM_PROC, INDOM_THREAD, INDOM_CPU, INDOM_COUNTER, INDOM_VIRT, NR_INDOMS };
+enum { CL_GLOBAL, CL_PROC, CL_THREAD, CL_CPU, CL_STEP };
+enum { INDOM_PROC, INDOM_THREAD, INDOM_CPU, INDOM_COUNTER, INDOM_VIRT, INDOM_STEP, NR_INDOMS };
 
 /* Items of the proc, thread and cpu clusters. */
 #define ITEM_PMC(n)	(n)
@@ -45,6 +47,9 @@ enum { INDOM_PROC, INDOM_THREAD, INDOM_CPU, INDOM_COUNTER, INDOM_VIRT, NR_INDOMS
 #define ITEM_RECORDS	(ITEM_RUN_NS + 1)
 #define ITEM_ALIVE	(ITEM_RUN_NS + 2)
 #define NR_TASK_ITEMS	(ITEM_ALIVE + 1)
+/* Items of the step cluster: ITEM_PMC(n), ITEM_RUN_NS and the records the step lost. */
+#define ITEM_STEP_LOST	(ITEM_RUN_NS + 1)
+#define NR_STEP_ITEMS	(KPMC_MAX_COUNTERS + 2)
 
 /* Items of the global cluster. */
 enum { G_LOST, G_ACTIVE, G_PROCESSES, G_EVENT, G_VIRTUAL, G_ERROR, NR_GLOBAL };
@@ -66,13 +71,16 @@ static struct {
 	struct kpmc_pmda_scan_cache scan_cache;	/* what scans read of each process */
 	long long next_scan_ms;
 	unsigned int live_procs;
+	struct kpmc_pmda_steps steps;		/* the steps in cfg.steps_dir */
+	long long steps_read_ms;		/* when they were last read (-1: not yet) */
+	int steps_failed;			/* the last read failed (logged once) */
 	volatile sig_atomic_t reload;
-} agent = { .session = { .fd = -1 }, .saved_ms = -1 };
+} agent = { .session = { .fd = -1 }, .saved_ms = -1, .steps_read_ms = -1 };
 
 static pmdaIndom indomtab[NR_INDOMS];
 static pmdaInstid counter_insts[KPMC_MAX_COUNTERS], virt_insts[KPMC_MAX_VIRT];
 static char counter_inst_names[KPMC_MAX_COUNTERS][8], virt_inst_names[KPMC_MAX_VIRT][8];
-static pmdaMetric metrics[NR_GLOBAL + 3 * NR_TASK_ITEMS];
+static pmdaMetric metrics[NR_GLOBAL + 3 * NR_TASK_ITEMS + NR_STEP_ITEMS];
 static int nmetrics;
 
 static long long now_ms(void)
@@ -128,6 +136,12 @@ static void build_metric_table(void)
 		if (task[t].cluster != CL_CPU)
 			add_metric(task[t].cluster, ITEM_ALIVE, PM_TYPE_U32, indom, PM_SEM_INSTANT, none);
 	}
+	for (unsigned int n = 0; n < KPMC_MAX_COUNTERS; n++)
+		add_metric(CL_STEP, ITEM_PMC(n), PM_TYPE_U64, indomtab[INDOM_STEP].it_indom,
+			   PM_SEM_COUNTER, count);
+	add_metric(CL_STEP, ITEM_RUN_NS, PM_TYPE_U64, indomtab[INDOM_STEP].it_indom, PM_SEM_COUNTER, ns);
+	add_metric(CL_STEP, ITEM_STEP_LOST, PM_TYPE_U64, indomtab[INDOM_STEP].it_indom, PM_SEM_COUNTER,
+		   count);
 	for (unsigned int n = 0; n < KPMC_MAX_COUNTERS; n++) {
 		snprintf(counter_inst_names[n], sizeof(counter_inst_names[n]), "pmc%u", n);
 		counter_insts[n].i_inst = (int)n;
@@ -166,6 +180,49 @@ static void task_indom(pmdaIndom *d, const struct kpmc_pmda_task_table *t)
 		d->it_set[d->it_numinst].i_name = strdup(name);
 		if (d->it_set[d->it_numinst].i_name)
 			d->it_numinst++;
+	}
+}
+
+/* "JOB.STEP", as Slurm names steps; instance ids stay with their step. */
+static void step_indom(void)
+{
+	pmdaIndom *d = &indomtab[INDOM_STEP];
+
+	free_insts(d);
+	d->it_set = calloc(agent.steps.n ? agent.steps.n : 1, sizeof(*d->it_set));
+	if (!d->it_set)
+		return;
+	for (size_t i = 0; i < agent.steps.n; i++) {
+		char name[48];
+
+		snprintf(name, sizeof(name), "%u.%s", agent.steps.v[i].job, agent.steps.v[i].step);
+		d->it_set[d->it_numinst].i_inst = (int)agent.steps.v[i].inst;
+		d->it_set[d->it_numinst].i_name = strdup(name);
+		if (d->it_set[d->it_numinst].i_name)
+			d->it_numinst++;
+	}
+}
+
+/* The plugin's spool, read again at most once a second however often clients ask. */
+static void read_steps(void)
+{
+	long long now = now_ms();
+
+	if (!agent.cfg.steps_dir[0] || (agent.steps_read_ms >= 0 && now - agent.steps_read_ms < 1000))
+		return;
+	agent.steps_read_ms = now;
+	if (kpmc_pmda_steps_read(&agent.steps, agent.cfg.steps_dir) < 0) {
+		if (!agent.steps_failed)
+			pmNotifyErr(LOG_WARNING, "steps %s: %s", agent.cfg.steps_dir,
+				    errno == EPERM ? "not a directory of root's that only root can write" :
+				    strerror(errno));
+		agent.steps_failed = 1;
+		return;
+	}
+	agent.steps_failed = 0;
+	if (agent.steps.changed) {
+		agent.steps.changed = 0;
+		step_indom();
 	}
 }
 
@@ -439,6 +496,10 @@ static void configure_session(void)
 	agent.error_is_attach = 0;
 	agent.live_procs = 0;
 	memset(&agent.cfg, 0, sizeof(agent.cfg));
+	kpmc_pmda_steps_free(&agent.steps);
+	agent.steps_read_ms = -1;
+	agent.steps_failed = 0;
+	step_indom();
 
 	if (read_file(agent.file, &text)) {
 		snprintf(agent.error, sizeof(agent.error), "%s: %s", agent.file, strerror(errno));
@@ -513,6 +574,7 @@ static void refresh(void)
 	}
 	drain();
 	refresh_indoms();
+	read_steps();
 }
 
 static int kpmc_fetch(int numpmid, pmID *pmidlist, pmResult **resp, pmdaExt *pmda)
@@ -596,6 +658,24 @@ static int kpmc_fetch_value(pmdaMetric *m, unsigned int inst, pmAtomValue *av)
 		}
 		return PM_ERR_PMID;
 	}
+	if (cluster == CL_STEP) {
+		const struct kpmc_pmda_step *st = kpmc_pmda_steps_find(&agent.steps, inst);
+
+		if (!st)
+			return PM_ERR_INST;
+		if (item < KPMC_MAX_COUNTERS) {
+			if (!st->name[item][0])
+				return PMDA_FETCH_NOVALUES;
+			av->ull = st->count[item];
+		} else if (item == ITEM_RUN_NS) {
+			av->ull = st->run_ns;
+		} else if (item == ITEM_STEP_LOST) {
+			av->ull = st->lost;
+		} else {
+			return PM_ERR_PMID;
+		}
+		return PMDA_FETCH_STATIC;
+	}
 	if (cluster == CL_CPU) {
 		if (inst >= 256 || !agent.served.cpu_seen[inst])
 			return PM_ERR_INST;
@@ -638,17 +718,39 @@ static int kpmc_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
 		unsigned int cluster = pmID_cluster((pmID)ident), item = pmID_item((pmID)ident);
 		char v[128];
 
-		if (cluster != CL_GLOBAL && item < KPMC_MAX_COUNTERS &&
+		if (cluster != CL_GLOBAL && cluster != CL_STEP && item < KPMC_MAX_COUNTERS &&
 		    agent.session.counter_name[item][0]) {
 			kpmc_pmda_safe_text(v, sizeof(v), agent.session.counter_name[item]);
 			pmdaAddLabels(lp, "{\"event\":\"%s\"}", v);
-		} else if (cluster != CL_GLOBAL && item >= KPMC_MAX_COUNTERS && item < ITEM_RUN_NS &&
+		} else if (cluster != CL_GLOBAL && cluster != CL_STEP && item >= KPMC_MAX_COUNTERS && item < ITEM_RUN_NS &&
 			   agent.session.virt_name[item - KPMC_MAX_COUNTERS][0]) {
 			kpmc_pmda_safe_text(v, sizeof(v), agent.session.virt_name[item - KPMC_MAX_COUNTERS]);
 			pmdaAddLabels(lp, "{\"virtual\":\"%s\"}", v);
 		}
 	}
 	return pmdaLabel(ident, type, lp, pmda);
+}
+
+/*
+ * A step's labels: its job and step (Slurm's, as slurmstepd said them),
+ * its user, and its events in pmcN order.
+ */
+static int step_labels(unsigned int inst, pmLabelSet **lp)
+{
+	const struct kpmc_pmda_step *st = kpmc_pmda_steps_find(&agent.steps, inst);
+	struct passwd *pw;
+	char user[64] = "";
+
+	if (!st)
+		return 0;
+	pw = getpwuid(st->uid);
+	if (pw)
+		kpmc_pmda_safe_text(user, sizeof(user), pw->pw_name);
+	pmdaAddLabels(lp, "{\"job\":\"%u\",\"step\":\"%s\",\"uid\":%u,\"events\":\"%s\"}", st->job,
+		      st->step, st->uid, st->events);
+	if (user[0])
+		pmdaAddLabels(lp, "{\"user\":\"%s\"}", user);
+	return *lp ? (*lp)->nlabels : 0;
 }
 
 /*
@@ -660,6 +762,8 @@ static int kpmc_instance_labels(pmInDom indom, unsigned int inst, pmLabelSet **l
 	const struct kpmc_pmda_task *k, *p;
 	char comm[32], job[96], step[48], cg[256];
 
+	if (indom == indomtab[INDOM_STEP].it_indom)
+		return step_labels(inst, lp);
 	if (indom == indomtab[INDOM_PROC].it_indom)
 		k = kpmc_pmda_counts_find(&agent.served.procs, inst);
 	else if (indom == indomtab[INDOM_THREAD].it_indom)

@@ -127,7 +127,7 @@ static const struct {
 	const char *msg;
 } bad[] = {
 	{ "events instr\nfrobnicate 3\n",
-	  "kpmc.conf:2: token 'frobnicate': unknown directive (events, interval, process, threads, cpus, grace, rescan, kernel, save)" },
+	  "kpmc.conf:2: token 'frobnicate': unknown directive (events, interval, process, threads, cpus, grace, rescan, kernel, save, steps)" },
 	{ "interval\n", "kpmc.conf:1: token 'interval': wants a value" },
 	{ "interval 10ms\n", "kpmc.conf:1: token '10ms': not a number of milliseconds (1 to 3600000)" },
 	{ "interval 0\n", "kpmc.conf:1: token '0': not a number of milliseconds (1 to 3600000)" },
@@ -186,6 +186,9 @@ static const struct {
 	  "kpmc.conf:3: token 'process': cpus (system-wide) is on: the kernel counts per CPU or per thread, not both" },
 	{ "# no events\nprocess comm=stress user=root\n", "kpmc.conf:2: token 'process': nothing to count: no 'events' line" },
 	{ "cpus all\n", "kpmc.conf:1: token 'cpus': nothing to count: no 'events' line" },
+	{ "steps var/spool/kpmc\n", "kpmc.conf:1: token 'var/spool/kpmc': not an absolute directory (without '..', at most 199 characters)" },
+	{ "steps /var/spool/../tmp\n", "kpmc.conf:1: token '/var/spool/../tmp': not an absolute directory (without '..', at most 199 characters)" },
+	{ "steps /var/spool/kpmc\nsteps /x\n", "kpmc.conf:2: token 'steps': given again (first on line 1)" },
 	{ "events instr\x01\n", "kpmc.conf:1: token '\\x01': a control character" },
 	{ "events \xc3\xa9v\n", "kpmc.conf:1: token '\\xc3': not ASCII" },
 };

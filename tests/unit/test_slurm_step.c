@@ -6,7 +6,10 @@
  * others), kernel-mode tokens told apart, the totals summed from CPU
  * records, the report's exact CSV and JSON, a file written as another user
  * (refused where that user could not write, and through a symbolic link),
- * the spool refused when others can write it.
+ * the spool refused when others can write it; the spool read back as
+ * pmdakpmc serves it (pmda/pmda_steps.c): the plugin's own reports, stable
+ * instances, and nothing from files root does not own or from a spool
+ * others can write.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +24,7 @@
 
 #include "step_count.h"
 #include "step_report.h"
+#include "pmda_steps.h"
 
 static char err[600];
 
@@ -182,6 +186,70 @@ static void test_files(void **state)
 	assert_int_equal(system(p), 0);
 }
 
+static void test_spool_served(void **state)
+{
+	char dir[] = "/tmp/kpmc-spool-XXXXXX", p[256], buf[1024];
+	struct kpmc_pmda_steps t = { 0 };
+	struct kpmc_step_count c;
+	struct kpmc_step_report r = { .job = 42, .step = "batch", .node = "node1", .uid = 1000,
+				      .events = "instr,cycles:u" };
+	const struct kpmc_pmda_step *st;
+	unsigned int inst;
+	FILE *f;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	chmod(dir, 0755);
+	fill(&c);
+	r.count = &c;
+	assert_true(kpmc_step_report_json(&r, buf, sizeof(buf)) > 0);
+	assert_int_equal(kpmc_step_spool(dir, "kpmc-42.batch.node1.json", buf, err, sizeof(err)), 0);
+	r.job = 43;
+	strcpy(r.step, "0");
+	assert_true(kpmc_step_report_json(&r, buf, sizeof(buf)) > 0);
+	assert_int_equal(kpmc_step_spool(dir, "kpmc-43.0.node1.json", buf, err, sizeof(err)), 0);
+	/* Not root's: a user cannot add a step of someone else's job. */
+	snprintf(p, sizeof(p), "%s/kpmc-44.0.node1.json", dir);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("{\"job\":44,\"step\":\"0\",\"uid\":0,\"events\":\"instr\",\"counts\":{\"instr\":1},\"run_ns\":1,\"lost\":0}\n", f);
+	fclose(f);
+	assert_int_equal(chown(p, 65534, 65534), 0);
+	/* Root's but not a report. */
+	assert_int_equal(kpmc_step_spool(dir, "kpmc-45.0.node1.json", "{\"job\":45}\n", err, sizeof(err)), 0);
+	assert_int_equal(kpmc_pmda_steps_read(&t, dir), 2);
+	assert_int_equal(t.changed, 1);
+	st = t.v[0].job == 42 ? &t.v[0] : &t.v[1];
+	assert_int_equal(st->job, 42);
+	assert_string_equal(st->step, "batch");
+	assert_int_equal(st->uid, 1000);
+	assert_string_equal(st->events, "instr,cycles:u");
+	assert_string_equal(st->name[0], "instr");
+	assert_string_equal(st->name[1], "cycles:u");
+	assert_string_equal(st->name[2], "");
+	assert_int_equal(st->count[0], 2001);
+	assert_int_equal(st->count[1], 4000);
+	assert_int_equal(st->run_ns, 1000);
+	assert_int_equal(st->lost, 3);
+	inst = st->inst;
+	/* Read again: the same instances; one file gone, its step with it. */
+	t.changed = 0;
+	snprintf(p, sizeof(p), "%s/kpmc-43.0.node1.json", dir);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(kpmc_pmda_steps_read(&t, dir), 1);
+	assert_int_equal(t.changed, 1);
+	assert_non_null(kpmc_pmda_steps_find(&t, inst));
+	assert_int_equal(kpmc_pmda_steps_find(&t, inst)->job, 42);
+	/* A spool others can write serves nothing. */
+	chmod(dir, 0777);
+	assert_int_equal(kpmc_pmda_steps_read(&t, dir), -1);
+	kpmc_pmda_steps_free(&t);
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	assert_int_equal(system(p), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_cgroup_path),
 		cmocka_unit_test(test_totals_and_report),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_spool_served),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
