@@ -223,6 +223,20 @@ pmda-two-nodes: stage
 		cat $(BUILD)/pmda/two-nodes.out; echo "0 1" >$(BUILD)/pmda/result; \
 	fi
 
+# A Slurm cluster of two x86_64 guests (slurmctld, slurmd, munge; the PCP
+# root has Slurm) counting job steps with kpmc's SPANK plugin, pmdakpmc
+# serving the steps, Prometheus on the host (tests/pmda/slurm-cluster.sh):
+# build/slurm-cluster/result.
+.PHONY: slurm-cluster
+slurm-cluster: stage
+	@mkdir -p $(BUILD)/slurm-cluster
+	@if KPMC_MODULE=$(BUILD)/x86_64/kpmc.ko tests/pmda/slurm-cluster.sh $(BUILD)/slurm-cluster/work \
+			>$(BUILD)/slurm-cluster/out 2>&1; then \
+		cat $(BUILD)/slurm-cluster/out; echo "1 0" >$(BUILD)/slurm-cluster/result; \
+	else \
+		cat $(BUILD)/slurm-cluster/out; echo "0 1" >$(BUILD)/slurm-cluster/result; \
+	fi
+
 # pmdakpmc with 5,000 selected processes alive and through a 10,000-process
 # fork storm, in one x86_64 guest (tests/pmda/scale.sh): fetch latency, the
 # agent's CPU time and RSS, instances and records accounted, never dropped
@@ -288,7 +302,7 @@ patched-arm64-6.12-rt-both: stage
 # would not fit make test's cold budget on 2 cores.
 GUEST_STAGES := patched-arm64-6.12-rt-both test-packages patched-x86_64-6.12-both \
 	$(addprefix tier-arm64-,$(TEST_TIERS_arm64)) guest-arm64 guest-arm64-smp tier-smp-arm64-6.12 \
-	guest-x86_64 $(addprefix tier-x86_64-,$(TEST_TIERS_x86_64)) stress-arm64 pmda-two-nodes fuzz-smoke \
+	guest-x86_64 $(addprefix tier-x86_64-,$(TEST_TIERS_x86_64)) stress-arm64 pmda-two-nodes slurm-cluster fuzz-smoke \
 	bench-smoke
 GUEST_RESULTS := $(BUILD)/arm64/run/result $(BUILD)/arm64/run-smp/result $(BUILD)/x86_64/run/result \
 	$(BUILD)/arm64-patched-6.12-rt/run/result $(BUILD)/arm64-patched-6.12-rt/run-smp/result \
@@ -296,7 +310,7 @@ GUEST_RESULTS := $(BUILD)/arm64/run/result $(BUILD)/arm64/run-smp/result $(BUILD
 	$(foreach a,arm64 x86_64,$(foreach t,$(TEST_TIERS_$(a)),$(BUILD)/tiers/$(a)-$(t)/run/result)) \
 	$(BUILD)/tiers/arm64-6.12-smp/run/result \
 	$(BUILD)/packages/result $(BUILD)/arm64/run-fuzz/result $(BUILD)/x86_64-patched-6.12/run-fuzz/result \
-	$(BUILD)/bench/result $(BUILD)/pmda/result \
+	$(BUILD)/bench/result $(BUILD)/pmda/result $(BUILD)/slurm-cluster/result \
 	$(BUILD)/arm64-stress/run/result $(BUILD)/x86_64-patched-6.12/run-stress/result
 
 # The scheduler patch's 6.1 series on its debug kernels (x86_64; arm64 with

@@ -52,7 +52,7 @@ insmod /kpmc/kpmc.ko || say "insmod kpmc.ko failed"
 # pmdakpmc counts as an unprivileged owner would, and the test's events count
 # kernel mode (perf's software cpu-clock): perf_event_paranoid 1 allows it.
 echo 1 >/proc/sys/kernel/perf_event_paranoid
-# Slurm's cgroups for the workload (work.sh).
+# Slurm's cgroups (work.sh makes one as slurmstepd would; slurmd makes its own).
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null || say "no cgroup2"
 say "kpmc: $(grep -m1 '^backend' /proc/kpmc/info 2>/dev/null)"
 
@@ -86,8 +86,10 @@ for i in $(seq 1 60); do
 done
 say "pmproxy up"
 
-# The workload the host compares against (kpmc.work=SECONDS of loop).
+# The workload the host compares against (tests/pmda/two-nodes.sh), or the
+# Slurm cluster's node (tests/pmda/slurm-cluster.sh).
 [ -f /kpmc/work.sh ] && sh /kpmc/work.sh &
+[ -f /kpmc/slurm-node.sh ] && sh /kpmc/slurm-node.sh &
 say "ready"
 # Stay up; the host kills QEMU when it is done.
 while :; do sleep 3600; done

@@ -359,13 +359,7 @@ grep -i 'error\|warning' \$logs/kpmc.log | head -n 20 | sed 's/^/node: kpmc.log:
 put "agent-log-errors \$(grep -ci 'error' \$logs/kpmc.log)"
 say "scale: done"
 EOF
-for m in kernel/drivers/virtio/virtio_ring.ko kernel/drivers/virtio/virtio.ko \
-	kernel/drivers/virtio/virtio_pci_modern_dev.ko kernel/drivers/virtio/virtio_pci_legacy_dev.ko \
-	kernel/drivers/virtio/virtio_pci.ko kernel/net/core/failover.ko \
-	kernel/drivers/net/net_failover.ko kernel/drivers/net/virtio_net.ko; do
-	mkdir -p "$ov/usr/lib/modules/$kver/$(dirname "$m")"
-	cp "$kmods/$m" "$ov/usr/lib/modules/$kver/$m" || fail "no $m in $kmods"
-done
+pmda_overlay_netmods "$ov"
 (cd "$ov" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$work/overlay.cpio.gz"
 cat "$root" "$work/overlay.cpio.gz" >"$work/node.cpio.gz"
 

@@ -119,14 +119,7 @@ for i in \$(seq 1 60); do
 done
 echo "node: agent restarted (\$(pgrep -x pmdakpmc))"
 EOF
-for m in kernel/drivers/virtio/virtio_ring.ko kernel/drivers/virtio/virtio.ko \
-	kernel/drivers/virtio/virtio_pci_modern_dev.ko kernel/drivers/virtio/virtio_pci_legacy_dev.ko \
-	kernel/drivers/virtio/virtio_pci.ko kernel/net/core/failover.ko \
-	kernel/drivers/net/net_failover.ko kernel/drivers/net/virtio_net.ko; do
-	# usr/lib: the root's /lib is a link to it (an overlay "lib" would replace the link).
-	mkdir -p "$ov/usr/lib/modules/$kver/$(dirname "$m")"
-	cp "$kmods/$m" "$ov/usr/lib/modules/$kver/$m" || fail "no $m in $kmods"
-done
+pmda_overlay_netmods "$ov"
 (cd "$ov" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$work/overlay.cpio.gz"
 # The kernel unpacks both archives in turn: the root, then kpmc's files.
 cat "$root" "$work/overlay.cpio.gz" >"$work/node.cpio.gz"
@@ -153,31 +146,12 @@ done
 # Prometheus scrapes both nodes' kpmc metrics (pmproxy: names=kpmc, the
 # subtree) every 2 s; the guests tell the host when to stop through a file
 # served to them at 10.0.2.2 (QEMU's user network: the host's 127.0.0.1).
-mkdir -p "$work/prometheus/data" "$work/www"
-cat >"$work/prometheus/prometheus.yml" <<EOF
-global:
-  scrape_interval: 2s
-  scrape_timeout: 2s
-scrape_configs:
-  - job_name: kpmc
-    # pmdakpmc's job label (the Slurm job) stays job; targets without one get "kpmc".
-    honor_labels: true
-    metrics_path: /metrics
-    params:
-      names: [kpmc]
-    static_configs:
-      - targets: ['127.0.0.1:$((port0 + 1))', '127.0.0.1:$((port0 + 2))']
-EOF
-prometheus --config.file="$work/prometheus/prometheus.yml" --storage.tsdb.path="$work/prometheus/data" \
-	--web.listen-address="127.0.0.1:$prom_port" --log.level=warn >"$work/prometheus/log" 2>&1 &
+mkdir -p "$work/www"
+pmda_prometheus "$work/prometheus" "$prom_port" "127.0.0.1:$((port0 + 1))" "127.0.0.1:$((port0 + 2))"
 pids+=($!)
 python3 -m http.server --bind 127.0.0.1 --directory "$work/www" "$go_port" >"$work/www.log" 2>&1 &
 pids+=($!)
-# promql QUERY: "hostname instname value" per series of an instant query.
-promql() {
-	curl -s --max-time 10 -G --data-urlencode "query=$1" "http://127.0.0.1:$prom_port/api/v1/query" |
-		jq -r '.data.result[] | "\(.metric.hostname // "-") \(.metric.instname // "-" | gsub(" "; "_")) \(.value[1])"'
-}
+promql() { pmda_promql "$prom_port" "$1"; }
 
 for n in 1 2; do
 	while ! grep -aq 'node: ready' "$work/node$n.log"; do

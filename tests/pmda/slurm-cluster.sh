@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# A Slurm cluster of two x86_64 guests counted by kpmc's SPANK plugin: each
+# a Debian root with PCP and Slurm (scripts/pcp-root.sh), the kpmc module
+# (perf backend: software events, since x86_64 TCG has no PMU), pmdakpmc
+# serving the plugin's step reports (steps /var/spool/kpmc), pmcd and
+# pmproxy. node1 runs slurmctld; both run slurmd with Slurm's cgroup v2
+# plugin (proctrack/cgroup), the SPANK plugin kpmc.so and munge. The guests
+# talk Slurm over their own network (a QEMU socket network: a TCP connection
+# on the host's 127.0.0.1 carries their Ethernet frames); the host reaches
+# pmproxy through QEMU user-network port forwards on 127.0.0.1, and its
+# Prometheus scrapes both nodes.
+# Jobs (user hpc, tests/pmda/slurm-node.sh): a on node1 and b on node2, each
+# a batch step running a known loop (2 * ITERS instructions: under -icount
+# shift=0, 2 * ITERS ns of cpu-clock), with a process outside Slurm on node1
+# claiming job a in its environment; c spanning both nodes (srun's step 0,
+# the loop once on each); and three refusals (an unknown event, two sets, no
+# module). Checked on the host: every report's cpu-clock within $bound of the
+# CLI's count of the same loop on node1 (the outsider not counted in job a:
+# it would double it), the CSV and JSON in the user's directory owned by the
+# user, the same totals through PromQL by job label per node, the refusals'
+# messages.
+#   tests/pmda/slurm-cluster.sh [WORKDIR]
+# KPMC_MODULE=kpmc.ko: use this module (built for Debian's 6.1 amd64 kernel).
+# Prints "slurm-cluster: PASS" or "slurm-cluster: FAIL: why"; exit 0 / 1.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/pmda/setup.sh"
+fail() { echo "slurm-cluster: FAIL: $*"; exit 1; }
+work=${1:-${TMPDIR:-/tmp}/kpmc-slurm-cluster}
+port0=${KPMC_SLURM_PORT:-44600}
+prom_port=$((port0 + 20))
+link_port=$((port0 + 22))
+limit=${KPMC_SLURM_TIMEOUT:-900}
+iters=${KPMC_SLURM_ITERS:-200000000}
+# A step's count is its program's and what runs in its cgroup around it:
+# slurmstepd's part of the task between its fork and its exec, and for a
+# batch step Slurm's script; measured 14.3 to 17.1 million instructions
+# (ns) over 2e8 iterations' 4e8 (3.6 to 4.3 %): the bound on a report over
+# the loop's own count. The batch jobs are held to a tighter one: less what
+# job d, the same batch step with an empty loop, counted, within 1 %.
+bound=${KPMC_SLURM_BOUND:-0.06}
+
+mkdir -p "$work"
+t=$(now)
+pmda_guest_setup
+make -s -C "$top/userland/slurm" OUT="$work/slurm-build" >"$work/slurm.log" 2>&1 ||
+	fail "kpmc.so: $(tail -n 3 "$work/slurm.log")"
+workload=$top/build/x86_64/progs/loopsleep
+cli=$top/build/x86_64/bin/kpmc
+[ -x "$workload" ] && [ -x "$cli" ] || fail "no x86_64 loopsleep or kpmc CLI (make progs userland)"
+command -v prometheus >/dev/null || fail "no prometheus (scripts/install-deps.sh installs Debian's)"
+echo "slurm-cluster: root, module, agent and plugin ready ($(elapsed "$t") s)"
+
+# cpu-clock and context switches of the perf backend's software events.
+events=pmc0=0x100000000,os0=1,pmc1=0x100000003,os1=1
+ov=$work/overlay
+rm -rf "$ov"
+mkdir -p "$ov/kpmc/pmda" "$ov/kpmc/slurm"
+cp "$top/tests/pmda/node-init.sh" "$ov/init"
+chmod 755 "$ov/init"
+cp "$work/kpmc.ko" "$cli" "$top/tests/pmda/slurm-node.sh" "$ov/kpmc/"
+cp "$workload" "$ov/kpmc/jobloop"
+cp "$top/pmda/kpmc.conf" "$ov/kpmc/default.conf"
+cp "$work/pmda-build/pmdakpmc" "$top"/pmda/{Install,Remove,domain.h,pmns,root,help} "$ov/kpmc/pmda/"
+printf 'steps /var/spool/kpmc\n' >"$ov/kpmc/kpmc.conf"
+printf 'ITERS=%s\nEVENTS=%s\n' "$iters" "$events" >"$ov/kpmc/slurm.env"
+cp "$work/slurm-build/kpmc.so" "$ov/kpmc/slurm/"
+cat >"$ov/kpmc/slurm/slurm.conf" <<EOF
+ClusterName=kpmc
+SlurmctldHost=node1(192.168.76.1)
+SlurmUser=root
+AuthType=auth/munge
+ProctrackType=proctrack/cgroup
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SchedulerType=sched/builtin
+SelectType=select/linear
+MpiDefault=none
+ReturnToService=2
+SlurmdSpoolDir=/var/spool/slurmd
+StateSaveLocation=/var/spool/slurmctld
+SlurmctldLogFile=/var/log/slurm/slurmctld.log
+SlurmdLogFile=/var/log/slurm/slurmd.log
+# TCG guests are slow: generous timeouts.
+MessageTimeout=60
+SlurmdTimeout=600
+SlurmctldTimeout=600
+BatchStartTimeout=120
+NodeName=node1 NodeAddr=192.168.76.1 CPUs=1 RealMemory=900 State=UNKNOWN
+NodeName=node2 NodeAddr=192.168.76.2 CPUs=1 RealMemory=900 State=UNKNOWN
+PartitionName=main Nodes=node[1-2] Default=YES MaxTime=INFINITE State=UP
+EOF
+# No systemd in these guests: slurmd makes its cgroups itself.
+printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n' >"$ov/kpmc/slurm/cgroup.conf"
+printf 'required /usr/lib/x86_64-linux-gnu/slurm/kpmc.so\n' >"$ov/kpmc/slurm/plugstack.conf"
+pmda_overlay_netmods "$ov"
+(cd "$ov" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$work/overlay.cpio.gz"
+cat "$root" "$work/overlay.cpio.gz" >"$work/node.cpio.gz"
+
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+}
+trap cleanup EXIT
+rm -rf "$work"/node[12].* "$work/prometheus"
+t=$(now)
+for n in 1 2; do
+	# node1 listens for the cluster link, node2 connects to it.
+	if [ "$n" = 1 ]; then link="listen=127.0.0.1:$link_port"; else link="connect=127.0.0.1:$link_port"; fi
+	qemu-system-x86_64 -accel tcg -icount shift=0 -cpu Skylake-Client -m 1024 -smp 1 \
+		-kernel "$image" -initrd "$work/node.cpio.gz" \
+		-append "console=ttyS0 quiet panic=-1 mitigations=off kpmc.node=$n" \
+		-netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$((port0 + n))-:44322" \
+		-device virtio-net-pci,netdev=n0,addr=0x3 \
+		-netdev "socket,id=n1,$link" -device "virtio-net-pci,netdev=n1,addr=0x4,mac=52:54:00:76:00:0$n" \
+		-nographic -no-reboot </dev/null >"$work/node$n.log" 2>&1 &
+	pids+=($!)
+	[ "$n" = 1 ] && sleep 1
+done
+pmda_prometheus "$work/prometheus" "$prom_port" "127.0.0.1:$((port0 + 1))" "127.0.0.1:$((port0 + 2))"
+pids+=($!)
+promql() { pmda_promql "$prom_port" "$1"; }
+
+while ! grep -aq 'node: jobs done' "$work/node1.log"; do
+	for n in 1 2; do
+		kill -0 "${pids[$((n - 1))]}" 2>/dev/null || fail "node$n's QEMU ended: $(tail -n 5 "$work/node$n.log")"
+	done
+	[ "$(elapsed "$t" | cut -d. -f1)" -lt "$limit" ] || fail "jobs not done in ${limit}s: $(grep -a '^node:' "$work/node1.log" | tail -n 5)"
+	sleep 2
+done
+echo "slurm-cluster: jobs done $(elapsed "$t") s after both QEMUs started"
+for n in 1 2; do
+	grep -a '^node:' "$work/node$n.log" | grep -v 'node: report' | sed "s/^/  node$n /"
+done
+
+# Each node's reports: "FILE OWNER JSON" from the lines the guests printed.
+reports() {
+	grep -a "^node: report .*\.json owner" "$work/node$1.log" | tr -d '\r' |
+		sed 's/^node: report \([^ ]*\) owner \([^:]*\): \(.*\)$/\1 \2 \3/'
+}
+jobs=$(grep -a 'node: submitted jobs' "$work/node1.log" | sed 's/.*a=\([0-9]*\) b=\([0-9]*\).*/\1 \2/')
+read -r ja jb <<<"$jobs"
+jc=$(grep -a 'node: submitted job c=' "$work/node1.log" | sed 's/.*c=\([0-9]*\).*/\1/')
+jd=$(grep -a 'node: submitted job d=' "$work/node1.log" | sed 's/.*d=\([0-9]*\).*/\1/')
+[ -n "$ja" ] && [ -n "$jb" ] && [ -n "$jc" ] && [ -n "$jd" ] || fail "no job ids: $(grep -a 'node: submitted' "$work/node1.log")"
+echo "slurm-cluster: jobs a=$ja (node1, with an outsider claiming it) b=$jb (node2) c=$jc (both nodes) d=$jd (node1, empty loop)"
+# Each node's reports are written at its step's end, which may come after
+# the submitting node is done: all four in the users' directories.
+for i in $(seq 1 120); do
+	[ "$(reports 1 | grep -c '^/home/hpc/')" -ge 3 ] && [ "$(reports 2 | grep -c '^/home/hpc/')" -ge 2 ] && break
+	sleep 1
+done
+# The known work: the loop's 2 * ITERS instructions, 1 ns each under -icount shift=0.
+w=$((2 * iters))
+r=
+check_report() { # NODE JOB STEP: the report in the user's directory and the spool, within the bound
+	local node=$1 job=$2 step=$3 home spool v rn
+	home=$(reports "${node#node}" | awk -v f="/home/hpc/kpmc-$job.$step.$node.json" '$1 == f { $1 = ""; print }')
+	spool=$(reports "${node#node}" | awk -v f="/var/spool/kpmc/kpmc-$job.$step.$node.json" '$1 == f { $1 = ""; print }')
+	[ -n "$home" ] || { r="$r no kpmc-$job.$step.$node.json in hpc's directory;"; return; }
+	[ "${home%% *}" = " hpc" ] || [ "$(echo "$home" | awk '{ print $1 }')" = hpc ] ||
+		r="$r kpmc-$job.$step.$node.json not owned by hpc;"
+	[ "$(echo "$spool" | awk '{ print $1 }')" = root ] || r="$r spool report of $job.$step on $node not root's;"
+	[ "$(echo "$home" | cut -d' ' -f3-)" = "$(echo "$spool" | cut -d' ' -f3-)" ] ||
+		r="$r $job.$step on $node: the user's and the spool's reports differ;"
+	v=$(echo "$home" | cut -d' ' -f3- | jq -r '.counts["pmc0=0x100000000"]')
+	eval "switches_${node}_${job}=\$(echo \"\$home\" | cut -d' ' -f3- | jq -r '.counts[\"pmc1=0x100000003\"]')"
+	rn=$(echo "$home" | cut -d' ' -f3- | jq -r '.run_ns')
+	eval "got_${node}_${job}=\$v"
+	awk -v n="$node" -v j="$job.$step" -v a="$v" -v w="$w" -v b="$bound" -v rn="$rn" 'BEGIN {
+		printf "  %s job %s: cpu-clock %d ns = the loop'"'"'s %d + %d (%.2f %%, bound %.1f %%), run_ns %d\n",
+			n, j, a, w, a - w, 100 * (a - w) / w, 100 * b, rn
+		d = a - rn; if (d < 0) d = -d
+		exit !(a >= w && a <= w * (1 + b) && d <= a * 0.01) }' ||
+		r="$r $job.$step on $node: cpu-clock $v (run_ns $rn) not within [$w, $w x (1 + $bound)];"
+}
+check_report node1 "$ja" batch
+check_report node2 "$jb" batch
+check_report node1 "$jc" 0
+check_report node2 "$jc" 0
+# Job d: the batch step around an empty loop, the rest of jobs a and b's counts.
+home=$(reports 1 | awk -v f="/home/hpc/kpmc-$jd.batch.node1.json" '$1 == f { $1 = $2 = ""; print }')
+base=$(echo "$home" | jq -r '.counts["pmc0=0x100000000"]')
+for nj in "node1 $ja" "node2 $jb"; do
+	set -- $nj
+	v=$(eval echo \$got_$1_$2)
+	awk -v n="$1" -v j="$2" -v a="$v" -v b="$base" -v w="$w" 'BEGIN {
+		printf "  %s job %s.batch less job %s (the same batch step, empty loop: %d): %d = the loop'"'"'s %d %+.3f %%\n",
+			n, j, "'"$jd"'", b, a - b, w, 100 * (a - b - w) / w
+		d = a - b - w; if (d < 0) d = -d; exit !(b > 0 && d <= w * 0.01) }' ||
+		r="$r job $2 on $1 less the empty batch step $base: not within 1 % of $w;"
+done
+# The outsider ran beside job a (SLURM_JOB_ID=a in its environment) and
+# took turns with it: job a's task switched out many times more than job b's,
+# and its count is still one loop's (counting the outsider would double it).
+sa=$(eval echo \$switches_node1_$ja)
+sb=$(eval echo \$switches_node2_$jb)
+echo "  context switches of job $ja's step (the outsider beside it): $sa; job $jb's (alone): $sb"
+[ -n "$sa" ] && [ -n "$sb" ] && [ "$sa" -ge $((5 * sb + 50)) ] || r="$r the outsider did not run beside job $ja (switches $sa vs $sb);"
+# The CLI's count of the same loop in node1: the loop and its process's own start and exit.
+cli_v=$(grep -a 'node: cli: ' "$work/node1.log" | sed 's/^.*node: cli: //' |
+	awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $4; exit }')
+awk -v a="$cli_v" -v w="$w" 'BEGIN { printf "  node1 kpmc -A of the same loop: %d ns (the loop + %.2f %%)\n", a, 100 * (a - w) / w;
+	exit !(a >= w && a <= w * 1.01) }' || r="$r CLI count '$cli_v' not within 1 % over $w;"
+# Refusals before any task ran, each saying why.
+grep -aq "node: refused-event.*kpmc: --kpmc=no_such_event: unknown event 'no_such_event'" "$work/node1.log" ||
+	r="$r unknown event not refused by name;"
+grep -aq "node: refused-option.*kpmc: --kpmc: character ';' in 'instr;cycles'" "$work/node1.log" ||
+	r="$r two event sets not refused;"
+grep -aq "node: refused-nomodule.*kpmc: --kpmc: the kpmc module is not loaded on this node" "$work/node1.log" ||
+	r="$r a node without the module did not refuse;"
+[ -z "$r" ] || fail "$r"
+
+# Prometheus: the steps pmdakpmc serves from each node's spool, by job label.
+sel="kpmc_step_pmc0"
+for i in $(seq 1 60); do
+	[ "$(promql "$sel" | wc -l)" -eq 4 ] && break
+	sleep 1
+done
+for job in "$ja" "$jb" "$jc"; do
+	promql "$sel{job=\"$job\"}" >"$work/promql.$job"
+	sed "s/^/  promql $sel{job=\"$job\"}: /" "$work/promql.$job"
+done
+[ "$(wc -l <"$work/promql.$ja")" -eq 1 ] && [ "$(awk '{ print $1 }' "$work/promql.$ja")" = node1 ] ||
+	r="$r job $ja: not one series, from node1;"
+[ "$(awk '$1 == "node1" { print $3 }' "$work/promql.$ja")" = "$(eval echo \$got_node1_$ja)" ] ||
+	r="$r job $ja: prometheus differs from the report;"
+[ "$(wc -l <"$work/promql.$jb")" -eq 1 ] && [ "$(awk '$1 == "node2" { print $3 }' "$work/promql.$jb")" = "$(eval echo \$got_node2_$jb)" ] ||
+	r="$r job $jb: not node2's report;"
+[ "$(awk '$1 == "node1" { print $3 }' "$work/promql.$jc")" = "$(eval echo \$got_node1_$jc)" ] &&
+	[ "$(awk '$1 == "node2" { print $3 }' "$work/promql.$jc")" = "$(eval echo \$got_node2_$jc)" ] &&
+	[ "$(wc -l <"$work/promql.$jc")" -eq 2 ] || r="$r job $jc: not one series per node equal to their reports;"
+promql "sum by (job) ($sel{job=\"$jc\"})" | sed "s/^/  promql sum by (job) over both nodes, job $jc: /"
+promql "$sel{job=\"$ja\",step=\"batch\",user=\"hpc\"}" | grep -q . || r="$r job $ja: no step and user labels;"
+[ -z "$r" ] || fail "$r"
+echo "slurm-cluster: PASS in $(elapsed "$t") s of guests"

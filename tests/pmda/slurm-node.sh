@@ -1,0 +1,122 @@
+#!/bin/sh
+# A Slurm node of the cluster test (tests/pmda/slurm-cluster.sh), run by
+# node-init.sh once pmcd, pmdakpmc and pmproxy are up. Both nodes: the
+# cluster's private network (eth1: a QEMU socket network between the two
+# guests, carried over the host's loopback), munge (the key the shared root
+# was built with), slurmd with Slurm's cgroup v2 plugin, and the SPANK
+# plugin kpmc.so. node1 also runs slurmctld and submits the jobs as user
+# hpc; each node prints the reports the plugin leaves ("node: report ...").
+# /kpmc/slurm.env (from the host): ITERS, EVENTS.
+. /kpmc/slurm.env
+node=$(hostname)
+n=${node#node}
+say() { echo "node: $* (t=$(cut -d' ' -f1 /proc/uptime)s)"; }
+
+busybox ip link set eth1 up
+busybox ip addr add "192.168.76.$n/24" dev eth1
+printf '127.0.0.1 localhost\n192.168.76.1 node1\n192.168.76.2 node2\n' >/etc/hosts
+useradd -u 1000 -m -s /bin/sh hpc
+mkdir -p /run/munge /var/log/munge /var/lib/munge
+chown munge:munge /run/munge /var/log/munge /var/lib/munge /etc/munge /etc/munge/munge.key
+chmod 0400 /etc/munge/munge.key
+setpriv --reuid=munge --regid=munge --init-groups /usr/sbin/munged --force >/tmp/munged.out 2>&1
+say "munged rc=$?"
+cp /kpmc/slurm/slurm.conf /kpmc/slurm/cgroup.conf /kpmc/slurm/plugstack.conf /etc/slurm/
+mkdir -p /usr/lib/x86_64-linux-gnu/slurm /var/spool/slurmd /var/spool/slurmctld /var/log/slurm
+cp /kpmc/slurm/kpmc.so /usr/lib/x86_64-linux-gnu/slurm/kpmc.so
+# The plugin's spool, served by pmdakpmc (steps /var/spool/kpmc).
+mkdir -p /var/spool/kpmc
+chmod 755 /var/spool/kpmc
+# What systemd would have made: system.slice, with the controllers slurmd
+# asks for delegated down to it (slurmd makes NODE_slurmstepd.scope there).
+mkdir -p /sys/fs/cgroup/system.slice
+for c in cpuset cpu memory pids; do
+	echo "+$c" >/sys/fs/cgroup/cgroup.subtree_control
+	echo "+$c" >/sys/fs/cgroup/system.slice/cgroup.subtree_control
+done 2>/dev/null
+if [ "$n" = 1 ]; then
+	slurmctld -D >/var/log/slurm/slurmctld.out 2>&1 &
+	say "slurmctld started"
+fi
+slurmd -D >/var/log/slurm/slurmd.out 2>&1 &
+say "slurmd started"
+
+# Each report as it appears, in the submit directory and the spool.
+(
+	seen=
+	while :; do
+		for f in /home/hpc/kpmc-*.json /home/hpc/kpmc-*.csv /var/spool/kpmc/kpmc-*.json; do
+			[ -f "$f" ] || continue
+			case " $seen " in *" $f "*) continue ;; esac
+			seen="$seen $f"
+			sleep 0.2
+			echo "node: report $f owner $(stat -c %U "$f"): $(tr '\n' ' ' <"$f")"
+		done
+		sleep 1
+	done
+) &
+
+# What the daemons said, when something did not come up (the host prints it).
+dump_logs() {
+	for f in /tmp/munged.out /var/log/slurm/slurmctld.out /var/log/slurm/slurmctld.log \
+		/var/log/slurm/slurmd.out /var/log/slurm/slurmd.log; do
+		[ -s "$f" ] && tail -n 15 "$f" | sed "s|^|node: log $f: |"
+	done
+}
+if [ "$n" != 1 ]; then
+	sleep 120
+	grep -q 'error' /var/log/slurm/slurmd.log 2>/dev/null && dump_logs
+	exit 0
+fi
+as_hpc() { (cd /home/hpc && runuser -u hpc -- "$@"); }
+for i in $(seq 1 120); do
+	[ "$(sinfo -h -o '%T %D' 2>/dev/null)" = "idle 2" ] && break
+	sleep 1
+done
+say "sinfo: $(sinfo -h -o '%P %T %D %N' 2>&1 | tr '\n' ' ')"
+[ "$(sinfo -h -o '%T %D' 2>/dev/null)" = "idle 2" ] || dump_logs
+# Refusals, each before any task runs and named: an event this PMU does not
+# have; an event set with ';' (two sets).
+as_hpc srun -N1 -w node1 --kpmc=no_such_event true >/tmp/bad1.out 2>&1
+say "refused-event rc=$? $(tr '\n' ' ' </tmp/bad1.out)"
+as_hpc srun -N1 -w node1 '--kpmc=instr;cycles' true >/tmp/bad2.out 2>&1
+say "refused-option rc=$? $(tr '\n' ' ' </tmp/bad2.out)"
+
+# Job a on node1, job b on node2: the same known loop in the batch step.
+# Job a is held until user hpc runs the same loop outside Slurm with
+# SLURM_JOB_ID=a in its environment, on and on while job a runs: job a's
+# counts must not grow by it.
+a=$(as_hpc sbatch --parsable --hold -N1 -w node1 "--kpmc=$EVENTS" --wrap "/kpmc/jobloop 0 $ITERS 0")
+as_hpc sh -c 'while [ ! -f /tmp/outsider.stop ]; do SLURM_JOB_ID='"$a"' /kpmc/jobloop 0 '"$ITERS"' 0; done' &
+b=$(as_hpc sbatch --parsable -N1 -w node2 "--kpmc=$EVENTS" --wrap "/kpmc/jobloop 0 $ITERS 0")
+scontrol release "$a"
+say "submitted jobs a=$a b=$b"
+for i in $(seq 1 600); do
+	[ -z "$(squeue -h -j "$a,$b" 2>/dev/null)" ] && break
+	sleep 1
+done
+touch /tmp/outsider.stop
+# Job 5 spans both nodes: srun's step 0 runs the loop once on each.
+c=$(as_hpc sbatch --parsable -N2 --wrap "srun --kpmc=$EVENTS /kpmc/jobloop 0 $ITERS 0")
+say "submitted job c=$c"
+for i in $(seq 1 600); do
+	[ -z "$(squeue -h -j "$c" 2>/dev/null)" ] && break
+	sleep 1
+done
+# Job d: the same batch step with a loop of no iterations: what a batch
+# step costs around its program (Slurm's script, the task's start).
+d=$(as_hpc sbatch --parsable -N1 -w node1 "--kpmc=$EVENTS" --wrap "/kpmc/jobloop 0 0 0")
+say "submitted job d=$d"
+for i in $(seq 1 600); do
+	[ -z "$(squeue -h -j "$d" 2>/dev/null)" ] && break
+	sleep 1
+done
+# The CLI's count of the same loop on this node, for the bound.
+/kpmc/kpmc -A -c "$EVENTS" -- /kpmc/jobloop 0 "$ITERS" 0 >/tmp/cli.out 2>&1
+sed 's/^/node: cli: /' /tmp/cli.out
+# The plugin when the module is gone: refused, named.
+rmmod kpmc
+as_hpc srun -N1 -w node1 "--kpmc=$EVENTS" true >/tmp/bad3.out 2>&1
+say "refused-nomodule rc=$? $(tr '\n' ' ' </tmp/bad3.out)"
+insmod /kpmc/kpmc.ko
+say "jobs done"
