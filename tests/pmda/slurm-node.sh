@@ -83,11 +83,13 @@ as_hpc srun -N1 -w node1 '--kpmc=instr;cycles' true >/tmp/bad2.out 2>&1
 say "refused-option rc=$? $(tr '\n' ' ' </tmp/bad2.out)"
 
 # Job a on node1, job b on node2: the same known loop in the batch step.
-# Job a is held until user hpc runs the same loop outside Slurm with
-# SLURM_JOB_ID=a in its environment, on and on while job a runs: job a's
-# counts must not grow by it.
+# Job a is held until user hpc runs a long loop (20 times job a's) outside
+# Slurm with SLURM_JOB_ID=a in its environment, which still runs when job a
+# ends: the two shared node1's CPU all the while, and job a's counts must
+# not grow by the outsider's.
 a=$(as_hpc sbatch --parsable --hold -N1 -w node1 "--kpmc=$EVENTS" --wrap "/kpmc/jobloop 0 $ITERS 0")
-as_hpc sh -c 'while [ ! -f /tmp/outsider.stop ]; do SLURM_JOB_ID='"$a"' /kpmc/jobloop 0 '"$ITERS"' 0; done' &
+as_hpc env SLURM_JOB_ID="$a" /kpmc/jobloop 0 $((20 * ITERS)) 0 &
+outsider=$!
 b=$(as_hpc sbatch --parsable -N1 -w node2 "--kpmc=$EVENTS" --wrap "/kpmc/jobloop 0 $ITERS 0")
 scontrol release "$a"
 say "submitted jobs a=$a b=$b"
@@ -95,8 +97,14 @@ for i in $(seq 1 600); do
 	[ -z "$(squeue -h -j "$a,$b" 2>/dev/null)" ] && break
 	sleep 1
 done
-touch /tmp/outsider.stop
-# Job 5 spans both nodes: srun's step 0 runs the loop once on each.
+if pgrep -u hpc -f "jobloop 0 $((20 * ITERS)) 0" >/dev/null; then
+	say "outsider alive after job a: yes"
+else
+	say "outsider alive after job a: no"
+fi
+pkill -u hpc -f "jobloop 0 $((20 * ITERS)) 0"
+wait "$outsider" 2>/dev/null
+# Job c spans both nodes: srun's step 0 runs the loop once on each.
 c=$(as_hpc sbatch --parsable -N2 --wrap "srun --kpmc=$EVENTS /kpmc/jobloop 0 $ITERS 0")
 say "submitted job c=$c"
 for i in $(seq 1 600); do
@@ -111,6 +119,17 @@ for i in $(seq 1 600); do
 	[ -z "$(squeue -h -j "$d" 2>/dev/null)" ] && break
 	sleep 1
 done
+# Job e: sbatch --kpmc over both nodes, srun inside (which inherits --kpmc):
+# the batch step counts the job on node1 (its script, srun, the step's task
+# there), the step counts itself on node2.
+e=$(as_hpc sbatch --parsable -N2 "--kpmc=$EVENTS" --wrap "srun /kpmc/jobloop 0 $ITERS 0")
+say "submitted job e=$e"
+for i in $(seq 1 600); do
+	[ -z "$(squeue -h -j "$e" 2>/dev/null)" ] && break
+	sleep 1
+done
+say "job e: $(tr '\n' ' ' </home/hpc/slurm-$e.out)"
+say "spool after the jobs: $(ls -a /var/spool/kpmc | tr '\n' ' ')"
 # The CLI's count of the same loop on this node, for the bound.
 /kpmc/kpmc -A -c "$EVENTS" -- /kpmc/jobloop 0 "$ITERS" 0 >/tmp/cli.out 2>&1
 sed 's/^/node: cli: /' /tmp/cli.out

@@ -11,7 +11,11 @@
  *                   here, saying why, rather than running uncounted
  *   task_post_fork  (first task) the step's cgroup, which slurmstepd just
  *                   put the task in while the task waits before its exec,
- *                   counted (step_count.h)
+ *                   counted (step_count.h); for the batch step, the job's
+ *                   cgroup on this node: the script and every step's tasks
+ *                   here, as sbatch --kpmc job.sh means (the job's steps,
+ *                   which inherit --kpmc, count themselves on the other
+ *                   nodes and leave the batch node's to it)
  *   exit            counting stopped, the totals written
  * The step is named by Slurm's own items (job id, its cgroup), never by
  * what the tasks say (their environment). Kernel-mode events are counted
@@ -20,6 +24,8 @@
  * plugstack.conf:  optional /usr/lib/x86_64-linux-gnu/slurm/kpmc.so [spool=DIR]
  */
 #include <ctype.h>
+#include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +48,31 @@ static char spool[200] = KPMC_SPOOL_DEFAULT;
 static struct kpmc_step_count count = { .fd = -1 };
 static struct kpmc_step_report report;
 static int started;
+static int marked;		/* this step wrote the node's counting marker */
+
+/*
+ * The node's counting marker in the spool, "JOB PID": which job's batch
+ * step counts this node's tasks of that job, so that its other steps here
+ * (which inherit --kpmc, and find the counters taken) know their tasks are
+ * counted already. Root's, in root's spool.
+ */
+#define KPMC_MARKER ".counting"
+
+/* Does the marker say that a live slurmstepd counts job here? */
+static int job_counted_here(uint32_t job)
+{
+	char path[256], text[64] = "";
+	unsigned int j;
+	int pid, fd, n;
+
+	snprintf(path, sizeof(path), "%s/" KPMC_MARKER, spool);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	n = fd < 0 ? -1 : (int)read(fd, text, sizeof(text) - 1);
+	if (fd >= 0)
+		close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	return sscanf(text, "%u %d", &j, &pid) == 2 && j == job && pid > 0 && kill(pid, 0) == 0;
+}
 
 static int kpmc_opt(int val, const char *optarg, int remote)
 {
@@ -130,7 +161,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 {
 	char path[512], dir[600], text[2048], err[600];
 	pid_t pid;
-	int fd, n, cg;
+	int fd, n, cg, e;
 
 	(void)ac;
 	(void)av;
@@ -156,18 +187,33 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 			    (int)pid, report.job, text[0] ? strtok(text, "\n") : "unreadable");
 		return -1;
 	}
+	/* The batch step counts the job on this node: its cgroup is the step's parent. */
+	if (!strcmp(report.step, "batch"))
+		*strrchr(path, '/') = '\0';
 	snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", path);
 	cg = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (cg < 0) {
 		slurm_error("kpmc: the step's cgroup %s: %m", dir);
 		return -1;
 	}
-	if (kpmc_step_start(&count, events, cg, err, sizeof(err))) {
-		close(cg);
+	e = kpmc_step_start(&count, events, cg, err, sizeof(err));
+	close(cg);
+	if (e == -EBUSY && strcmp(report.step, "batch") && job_counted_here(report.job)) {
+		slurm_info("kpmc: job %u step %s: counted in the job's batch step on this node",
+			   report.job, report.step);
+		return 0;
+	}
+	if (e) {
 		slurm_error("kpmc: --kpmc=%s: %s", events, err);
 		return -1;
 	}
-	close(cg);
+	if (!strcmp(report.step, "batch")) {
+		snprintf(text, sizeof(text), "%u %d\n", report.job, (int)getpid());
+		if (kpmc_step_spool(spool, KPMC_MARKER, text, err, sizeof(err)))
+			slurm_error("kpmc: %s (the job's steps on this node will be refused)", err);
+		else
+			marked = 1;
+	}
 	node_name(report.node, sizeof(report.node));
 	snprintf(report.events, sizeof(report.events), "%s", events);
 	report.count = &count;
@@ -212,6 +258,13 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)av;
 	if (!spank_remote(sp) || count.fd < 0)
 		return 0;
+	if (marked) {
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/" KPMC_MARKER, spool);
+		unlink(path);
+		marked = 0;
+	}
 	if (kpmc_step_finish(&count, err, sizeof(err))) {
 		slurm_error("kpmc: job %u step %s: %s", report.job, report.step, err);
 		return -1;

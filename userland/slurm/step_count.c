@@ -103,6 +103,7 @@ int kpmc_step_start(struct kpmc_step_count *s, const char *events, int cgroup_fd
 		    size_t len)
 {
 	char why[512], req[48];
+	int e;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
@@ -136,9 +137,12 @@ int kpmc_step_start(struct kpmc_step_count *s, const char *events, int cgroup_fd
 		goto fail;
 	}
 	snprintf(req, sizeof(req), "cgroup=%d", cgroup_fd);
-	if (kpmc_proc_write("enable", req, why, sizeof(why))) {
+	e = kpmc_proc_write("enable", req, why, sizeof(why));
+	if (e) {
 		snprintf(err, len, "cannot count the step's cgroup: %s", why);
-		goto fail;
+		close(s->fd);
+		s->fd = -1;
+		return e;
 	}
 	s->counting = 1;
 	return 0;

@@ -55,7 +55,8 @@ int kpmc_step_cgroup_path(const char *text, uint32_t jobid, char *out, size_t le
 /*
  * Start counting cgroup_fd (an open directory of the step's cgroup) with
  * events: the session opened, the configuration written, enable cgroup=FD.
- * 0, or -1 with why in err (the module's own reason where it refused).
+ * 0, or -errno (-1 where there is none) with why in err (the module's own
+ * reason where it refused; -EBUSY: the node's counters are taken).
  */
 int kpmc_step_start(struct kpmc_step_count *s, const char *events, int cgroup_fd, char *err,
 		    size_t len);
