@@ -78,7 +78,7 @@ progs:
 		$$cc -static $(USER_CFLAGS) -o $(BUILD)/$$a/progs/phases bench/progs/phases.c || exit 1; \
 		$$cc -static $(USER_CFLAGS) $(STACK_CFLAGS) $$([ $$a = arm64 ] && echo -mno-omit-leaf-frame-pointer) \
 			-Iinclude -g -o $(BUILD)/$$a/progs/callchain tests/progs/callchain.c || exit 1; \
-		for p in regions fastpath libkpmc_more selffork memlib twophase regionmetric; do \
+		for p in regions fastpath libkpmc_more selffork memlib twophase regionmetric cgcount; do \
 			$$cc -static $(USER_CFLAGS) -Iinclude -Iuserland -Iuserland/libkpmc/include -o $(BUILD)/$$a/progs/$$p \
 				tests/progs/$$p.c $(LIBKPMC_SRCS) $(LIBKPMC_LIBS) || exit 1; \
 		done; \

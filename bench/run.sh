@@ -28,7 +28,7 @@ ${cross}gcc -static $cflags -I"$top/include" -I"$lib/libkpmc/include" -I"$lib" -
 	"$top/bench/progs/selfread.c" "$lib/libkpmc/session.c" "$lib/libkpmc/readpath.c" "$lib/libkpmc/regions.c" \
 	"$lib/libkpmc/records.c" "$lib/libkpmc/attrib.c" "$lib/libkpmc/memsample.c" "$lib/libkpmc/foldtrace_write.c" \
 	"$lib/common/eventspec.c" "$lib/common/pfm_events.c" "$lib/common/memaccess.c" "$lib/common/kpmc_proc.c" \
-	"$lib/common/mux_estimate.c" -lpfm -lpthread -lm
+	"$lib/common/mux_estimate.c" "$lib/common/cgroup_count.c" -lpfm -lpthread -lm
 gcc $cflags -I"$top/include" -I"$top/userland" -o "$work/fmtbench" \
 	"$top/bench/progs/fmtbench.c" "$top/userland/common/record_format.c" "$top/userland/common/aggregate.c" "$top/userland/common/mux_estimate.c" "$top/userland/common/memaccess.c" -lm
 

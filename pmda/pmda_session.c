@@ -24,8 +24,7 @@ static void virtual_names(struct kpmc_pmda_session *s)
 int kpmc_pmda_session_open(struct kpmc_pmda_session *s, const struct kpmc_pmda_config *c,
 			   char *err, size_t len)
 {
-	char set[600], why[512], req[32];
-	int e;
+	char set[600], why[512];
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
@@ -44,47 +43,28 @@ int kpmc_pmda_session_open(struct kpmc_pmda_session *s, const struct kpmc_pmda_c
 		return -1;
 	}
 	virtual_names(s);
-	/* A bigger ring than the CLI's default: many threads, one reader per scrape cycle. */
-	s->fd = kpmc_proc_open("monitor", O_RDWR | O_NONBLOCK);
-	if (s->fd < 0) {
-		kpmc_proc_reason(-s->fd, why, sizeof(why));
-		s->fd = -1;
-		snprintf(err, len, "cannot start a monitoring session: %s", why);
+	/*
+	 * A bigger ring than the CLI's default: many threads, one reader per
+	 * scrape cycle. The session's threads are counted as an unprivileged
+	 * owner's.
+	 */
+	s->fd = kpmc_proc_session_open(s->raw, KPMC_PMDA_RING_RECORDS, 1, &s->capable_owner, err,
+				       len);
+	if (s->fd < 0)
 		return -1;
-	}
-	/* First, before anything is attached: the session's threads are counted as an unprivileged owner's. */
-	e = kpmc_proc_request(s->fd, "unprivileged", why, sizeof(why));
-	if (e) {
-		if (e != -EINVAL) {
-			snprintf(err, len, "unprivileged: %s", why);
-			goto fail;
-		}
-		s->capable_owner = 1;
-	}
-	snprintf(req, sizeof(req), "ring=%u", KPMC_PMDA_RING_RECORDS);
-	if (kpmc_proc_request(s->fd, req, why, sizeof(why))) {
-		snprintf(err, len, "%s: %s", req, why);
-		goto fail;
-	}
-	if (kpmc_proc_write("config", s->raw, why, sizeof(why))) {
-		snprintf(err, len, "configuration '%s' rejected: %s", s->raw, why);
-		goto fail;
-	}
 	if (c->system_wide) {
 		char req[160];
 
 		snprintf(req, sizeof(req), "%s=%s", c->noidle ? "cpus_noidle" : "cpus", c->cpus);
 		if (kpmc_proc_write("enable", req, why, sizeof(why))) {
 			snprintf(err, len, "cannot count per CPU (%s): %s", req, why);
-			goto fail;
+			close(s->fd);
+			s->fd = -1;
+			return -1;
 		}
 		s->system_wide = 1;
 	}
 	return 0;
-fail:
-	close(s->fd);
-	s->fd = -1;
-	return -1;
 }
 
 int kpmc_pmda_session_attach(struct kpmc_pmda_session *s, pid_t tid, char *why, size_t len)

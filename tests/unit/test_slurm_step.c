@@ -24,6 +24,7 @@
 
 #include "step_count.h"
 #include "step_report.h"
+#include "common/cgroup_count.h"
 #include "pmda_steps.h"
 
 static char err[600];
@@ -85,7 +86,7 @@ static void test_cgroup_path(void **state)
 	assert_int_equal(kpmc_step_cgroup_path("", 7, path, sizeof(path), step, sizeof(step)), -1);
 }
 
-static void fill(struct kpmc_step_count *c)
+static void fill(struct kpmc_cgroup_count *c)
 {
 	struct kpmc_record r;
 
@@ -101,23 +102,23 @@ static void fill(struct kpmc_step_count *c)
 		r.counts[0] = 1000 + cpu;
 		r.counts[1] = 2000;
 		r.run_ns = 500;
-		kpmc_step_add_record(c, &r);
+		kpmc_cgroup_count_add(c, &r);
 	}
 	memset(&r, 0, sizeof(r));
 	r.kind = KPMC_REC_LOST;
 	r.lost = 3;
-	kpmc_step_add_record(c, &r);
+	kpmc_cgroup_count_add(c, &r);
 	/* A thread's record has no place in a step's totals. */
 	memset(&r, 0, sizeof(r));
 	r.kind = KPMC_REC_TBS;
 	r.counter_mask = 1;
 	r.counts[0] = 99;
-	kpmc_step_add_record(c, &r);
+	kpmc_cgroup_count_add(c, &r);
 }
 
 static void test_totals_and_report(void **state)
 {
-	struct kpmc_step_count c;
+	struct kpmc_cgroup_count c;
 	struct kpmc_step_report r = { .job = 42, .step = "0", .node = "node1", .nodeid = 0,
 				      .uid = 1000, .events = "instr,cycles:u" };
 	char buf[1024], name[64];
@@ -190,7 +191,7 @@ static void test_spool_served(void **state)
 {
 	char dir[] = "/tmp/kpmc-spool-XXXXXX", p[256], buf[1024];
 	struct kpmc_pmda_steps t = { 0 };
-	struct kpmc_step_count c;
+	struct kpmc_cgroup_count c;
 	struct kpmc_step_report r = { .job = 42, .step = "batch", .node = "node1", .uid = 1000,
 				      .events = "instr,cycles:u" };
 	const struct kpmc_pmda_step *st;

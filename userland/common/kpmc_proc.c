@@ -71,6 +71,44 @@ int kpmc_proc_write(const char *file, const char *req, char *why, size_t len)
 	return err;
 }
 
+int kpmc_proc_session_open(const char *raw, unsigned int ring, int unprivileged,
+			   int *capable_owner, char *err, size_t len)
+{
+	char why[512], req[32];
+	int fd = kpmc_proc_open("monitor", O_RDWR | O_NONBLOCK), e;
+
+	if (capable_owner)
+		*capable_owner = 0;
+	if (fd < 0) {
+		kpmc_proc_reason(-fd, why, sizeof(why));
+		snprintf(err, len, "cannot start a monitoring session: %s", why);
+		return -1;
+	}
+	/* First, before anything is counted: the session is then an unprivileged owner's. */
+	if (unprivileged) {
+		e = kpmc_proc_request(fd, "unprivileged", why, sizeof(why));
+		if (e && e != -EINVAL) {
+			snprintf(err, len, "unprivileged: %s", why);
+			goto fail;
+		}
+		if (e && capable_owner)
+			*capable_owner = 1;
+	}
+	snprintf(req, sizeof(req), "ring=%u", ring);
+	if (kpmc_proc_request(fd, req, why, sizeof(why))) {
+		snprintf(err, len, "%s: %s", req, why);
+		goto fail;
+	}
+	if (kpmc_proc_write("config", raw, why, sizeof(why))) {
+		snprintf(err, len, "configuration '%s' rejected: %s", raw, why);
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
 /* The names of each "virtual_counters: virt0=a virt1=b" line of info->text. */
 static void parse_virtual_counters(struct kpmc_info *info)
 {

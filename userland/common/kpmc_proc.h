@@ -49,6 +49,20 @@ int kpmc_proc_request(int fd, const char *req, char *why, size_t len);
 int kpmc_proc_write(const char *file, const char *req, char *why, size_t len);
 
 /*
+ * A session for one configuration, as the programs that count for others
+ * open one (pmdakpmc, the Slurm plugin, libkpmc's cgroup session): the
+ * monitor file opened read-write and non-blocking (the calling thread's
+ * session), "unprivileged" asked first when unprivileged is set (a module
+ * too old to know it takes the session anyway: *capable_owner then 1), a
+ * ring of ring records, the configuration raw (the kernel's form) written.
+ * The monitor's descriptor, or -1 with why in err ("cannot start a
+ * monitoring session: ...", "ring=N: ...", "configuration '...' rejected:
+ * ...", the kernel's reason in each).
+ */
+int kpmc_proc_session_open(const char *raw, unsigned int ring, int unprivileged,
+			   int *capable_owner, char *err, size_t len);
+
+/*
  * What the programs read of /proc/kpmc/info themselves. text: the file's
  * beginning, NUL-terminated, for line parsers (kpmc_mem_default_event's
  * memory_sampling and general_counters); everything up to the

@@ -5,6 +5,6 @@
 # metrics/.
 LIBKPMC_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
 LIBKPMC_OWN_SRCS := $(wildcard $(LIBKPMC_DIR)*.c)
-LIBKPMC_SRCS := $(LIBKPMC_OWN_SRCS) $(addprefix $(COMMON_DIR),eventspec.c pfm_events.c memaccess.c kpmc_proc.c mux_estimate.c) \
+LIBKPMC_SRCS := $(LIBKPMC_OWN_SRCS) $(addprefix $(COMMON_DIR),cgroup_count.c eventspec.c pfm_events.c memaccess.c kpmc_proc.c mux_estimate.c) \
 	$(METRICS_DIR)metricexpr.c
 LIBKPMC_HDRS := $(wildcard $(LIBKPMC_DIR)*.h $(LIBKPMC_DIR)include/*.h)

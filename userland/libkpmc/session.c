@@ -3,8 +3,9 @@
  * The session: kpmc_start (the configuration resolved through libpfm4 and
  * written to /proc/kpmc, the session opened, its reader started, counting
  * enabled, each step undone when a later one fails) and kpmc_stop (counting
- * stopped, the last records taken, KPMC_FOLD_TRACE written); the requests
- * to /proc/kpmc and kpmc_last_error.
+ * stopped, the last records taken, KPMC_FOLD_TRACE written); a cgroup's
+ * session (kpmc_cgroup_start/stop, through common/cgroup_count.c); the
+ * requests to /proc/kpmc and kpmc_last_error.
  */
 #include "kpmc.h"
 
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "libkpmc_internal.h"
+#include "common/cgroup_count.h"
 #include "common/kpmc_proc.h"
 #include "common/pfm_events.h"
 #include "foldtrace_write.h"
@@ -25,6 +27,9 @@
 struct kpmc_lib_session kpmc_lib_session;
 
 static __thread char last_error[512];
+/* The cgroup session kpmc_cgroup_start() opened: one at a time, as the kernel allows. */
+static struct kpmc_cgroup_count cgroup_session = { .fd = -1 };
+static pthread_mutex_t cgroup_lock = PTHREAD_MUTEX_INITIALIZER;
 /* libpfm4 keeps global state. */
 static pthread_mutex_t pfm_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -106,7 +111,7 @@ int kpmc_start(const char *config)
 	char raw[2048];
 	int err;
 
-	if (kpmc_lib_records_opened()) {
+	if (kpmc_lib_records_opened() || cgroup_session.fd >= 0) {
 		set_error("kpmc_start: already started");
 		return -EBUSY;
 	}
@@ -186,4 +191,62 @@ int kpmc_stop(void)
 	put("enable", "stop");
 	kpmc_lib_records_close(1);
 	return write_fold_env();
+}
+
+
+int kpmc_cgroup_start(const char *config, int cgroup_fd)
+{
+	char raw[2048], why[512];
+	int err;
+
+	if (cgroup_fd < 0) {
+		set_error("kpmc_cgroup_start: no cgroup descriptor");
+		return -EBADF;
+	}
+	err = kpmc_resolve_config(config, raw, sizeof(raw));
+	if (err < 0)
+		return err;
+	pthread_mutex_lock(&cgroup_lock);
+	if (cgroup_session.fd >= 0 || kpmc_lib_records_opened()) {
+		pthread_mutex_unlock(&cgroup_lock);
+		set_error("kpmc_cgroup_start: a session is already started");
+		return -EBUSY;
+	}
+	err = kpmc_cgroup_count_start(&cgroup_session, raw, cgroup_fd, why, sizeof(why));
+	pthread_mutex_unlock(&cgroup_lock);
+	if (err) {
+		set_error("%s", why);
+		return err < -1 ? err : -EINVAL;
+	}
+	return 0;
+}
+
+int kpmc_cgroup_stop(struct kpmc_counts *c)
+{
+	char why[512];
+	int err;
+
+	pthread_mutex_lock(&cgroup_lock);
+	if (cgroup_session.fd < 0) {
+		pthread_mutex_unlock(&cgroup_lock);
+		set_error("kpmc_cgroup_stop: no cgroup session");
+		return -EINVAL;
+	}
+	err = kpmc_cgroup_count_finish(&cgroup_session, why, sizeof(why));
+	if (c) {
+		memset(c, 0, sizeof(*c));
+		c->counter_mask = cgroup_session.counter_mask;
+		c->run_ns = cgroup_session.run_ns;
+		memcpy(c->counts, cgroup_session.counts, sizeof(c->counts));
+		c->nr_sets = 1;
+		c->sets[0].counter_mask = c->counter_mask;
+		c->sets[0].run_ns = c->run_ns;
+		memcpy(c->sets[0].counts, c->counts, sizeof(c->counts));
+	}
+	pthread_mutex_unlock(&cgroup_lock);
+	if (err) {
+		set_error("%s", why);
+		return -EIO;
+	}
+	return cgroup_session.lost ? -ENOSPC : 0;
 }

@@ -11,7 +11,7 @@
  *                   here, saying why, rather than running uncounted
  *   task_post_fork  (first task) the step's cgroup, which slurmstepd just
  *                   put the task in while the task waits before its exec,
- *                   counted (step_count.h); for the batch step, the job's
+ *                   counted (common/cgroup_count.h); for the batch step, the job's
  *                   cgroup on this node: the script and every step's tasks
  *                   here, as sbatch --kpmc job.sh means (the job's steps,
  *                   which inherit --kpmc, count themselves on the other
@@ -36,6 +36,7 @@
 
 #include "step_count.h"
 #include "step_report.h"
+#include "common/cgroup_count.h"
 #include "common/kpmc_proc.h"
 #include "common/pfm_events.h"
 
@@ -45,7 +46,7 @@ SPANK_PLUGIN(kpmc, 1);
 
 static char events[KPMC_STEP_EVENTS_MAX];
 static char spool[200] = KPMC_SPOOL_DEFAULT;
-static struct kpmc_step_count count = { .fd = -1 };
+static struct kpmc_cgroup_count count = { .fd = -1 };
 static struct kpmc_step_report report;
 static int started;
 static int marked;		/* this step wrote the node's counting marker */
@@ -196,7 +197,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 		slurm_error("kpmc: the step's cgroup %s: %m", dir);
 		return -1;
 	}
-	e = kpmc_step_start(&count, events, cg, err, sizeof(err));
+	e = kpmc_cgroup_count_start(&count, events, cg, err, sizeof(err));
 	close(cg);
 	if (e == -EBUSY && strcmp(report.step, "batch") && job_counted_here(report.job)) {
 		slurm_info("kpmc: job %u step %s: counted in the job's batch step on this node",
@@ -265,7 +266,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 		unlink(path);
 		marked = 0;
 	}
-	if (kpmc_step_finish(&count, err, sizeof(err))) {
+	if (kpmc_cgroup_count_finish(&count, err, sizeof(err))) {
 		slurm_error("kpmc: job %u step %s: %s", report.job, report.step, err);
 		return -1;
 	}

@@ -1,24 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Counting one Slurm job step's cgroup on one node (see step_count.h). */
+/* What names and limits a Slurm step's counting (see step_count.h). */
 #include "step_count.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include "common/eventspec.h"
-#include "common/kpmc_proc.h"
-#include "common/pfm_events.h"
-
-/*
- * A step's records: one per CPU at the stop (no time-based sampling), and
- * the ring must hold them all between the stop and the drain.
- */
-#define STEP_RING_RECORDS 4096
 
 int kpmc_step_parse_option(const char *arg, char *events, size_t len, char *err, size_t elen)
 {
@@ -97,108 +84,4 @@ int kpmc_step_cgroup_path(const char *text, uint32_t jobid, char *out, size_t le
 		return 0;
 	}
 	return -1;
-}
-
-int kpmc_step_start(struct kpmc_step_count *s, const char *events, int cgroup_fd, char *err,
-		    size_t len)
-{
-	char why[512], req[48];
-	int e;
-
-	memset(s, 0, sizeof(*s));
-	s->fd = -1;
-	if (!kpmc_proc_present()) {
-		snprintf(err, len, "the kpmc module is not loaded on this node (no " KPMC_PROC_DIR ")");
-		return -1;
-	}
-	if (kpmc_config_to_raw(KPMC_PROC_INFO, events, s->raw, sizeof(s->raw), why, sizeof(why)) < 0) {
-		snprintf(err, len, "events '%s': %s", events, why);
-		return -1;
-	}
-	if (kpmc_counter_names(events, s->raw, s->counter_name, KPMC_MAX_COUNTERS)) {
-		snprintf(err, len, "events '%s': cannot tell which counter counts which event in '%s'",
-			 events, s->raw);
-		return -1;
-	}
-	s->fd = kpmc_proc_open("monitor", O_RDWR | O_NONBLOCK);
-	if (s->fd < 0) {
-		kpmc_proc_reason(-s->fd, why, sizeof(why));
-		s->fd = -1;
-		snprintf(err, len, "cannot start a monitoring session: %s", why);
-		return -1;
-	}
-	snprintf(req, sizeof(req), "ring=%u", STEP_RING_RECORDS);
-	if (kpmc_proc_request(s->fd, req, why, sizeof(why))) {
-		snprintf(err, len, "%s: %s", req, why);
-		goto fail;
-	}
-	if (kpmc_proc_write("config", s->raw, why, sizeof(why))) {
-		snprintf(err, len, "configuration '%s' rejected: %s", s->raw, why);
-		goto fail;
-	}
-	snprintf(req, sizeof(req), "cgroup=%d", cgroup_fd);
-	e = kpmc_proc_write("enable", req, why, sizeof(why));
-	if (e) {
-		snprintf(err, len, "cannot count the step's cgroup: %s", why);
-		close(s->fd);
-		s->fd = -1;
-		return e;
-	}
-	s->counting = 1;
-	return 0;
-fail:
-	close(s->fd);
-	s->fd = -1;
-	return -1;
-}
-
-void kpmc_step_add_record(struct kpmc_step_count *s, const struct kpmc_record *r)
-{
-	s->records++;
-	if (r->kind == KPMC_REC_LOST) {
-		s->lost += r->lost;
-		return;
-	}
-	if (!KPMC_REC_IS_CPU(r->kind))
-		return;
-	for (unsigned int i = 0; i < KPMC_MAX_COUNTERS; i++)
-		if (r->counter_mask & (1u << i))
-			s->counts[i] += r->counts[i];
-	s->counter_mask |= r->counter_mask;
-	s->run_ns += r->run_ns;
-}
-
-int kpmc_step_finish(struct kpmc_step_count *s, char *err, size_t len)
-{
-	struct kpmc_record recs[64];
-	char why[512];
-	int rc = 0;
-	ssize_t n;
-
-	if (s->fd < 0) {
-		snprintf(err, len, "no step was counted here");
-		return -1;
-	}
-	if (s->counting && kpmc_proc_write("enable", "0", why, sizeof(why))) {
-		snprintf(err, len, "cannot stop counting: %s", why);
-		rc = -1;
-	}
-	for (;;) {
-		n = read(s->fd, recs, sizeof(recs));
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0 && errno != EAGAIN) {
-				snprintf(err, len, "reading the records: %s", strerror(errno));
-				rc = -1;
-			}
-			break;
-		}
-		for (ssize_t i = 0; i < n / (ssize_t)sizeof(recs[0]); i++)
-			kpmc_step_add_record(s, &recs[i]);
-	}
-	close(s->fd);
-	s->fd = -1;
-	s->counting = 0;
-	return rc;
 }

@@ -39,7 +39,7 @@ int kpmc_step_report_name(const struct kpmc_step_report *r, const char *suffix, 
 
 int kpmc_step_report_csv(const struct kpmc_step_report *r, char *buf, size_t len)
 {
-	const struct kpmc_step_count *c = r->count;
+	const struct kpmc_cgroup_count *c = r->count;
 	size_t off = 0;
 
 	if (put(buf, len, &off, "job,step,node,event,count\n"))
@@ -57,7 +57,7 @@ int kpmc_step_report_csv(const struct kpmc_step_report *r, char *buf, size_t len
 
 int kpmc_step_report_json(const struct kpmc_step_report *r, char *buf, size_t len)
 {
-	const struct kpmc_step_count *c = r->count;
+	const struct kpmc_cgroup_count *c = r->count;
 	const char *sep = "";
 	size_t off = 0;
 

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "step_count.h"
+#include "common/cgroup_count.h"
 
 struct kpmc_step_report {
 	uint32_t job;
@@ -23,7 +24,7 @@ struct kpmc_step_report {
 	uint32_t nodeid;			/* its index in the step */
 	uid_t uid;
 	char events[KPMC_STEP_EVENTS_MAX];	/* as the user gave them */
-	const struct kpmc_step_count *count;
+	const struct kpmc_cgroup_count *count;
 };
 
 /* "kpmc-JOB.STEP.NODE" + suffix, the files' name: 0, or -1 when it does not fit. */

@@ -100,6 +100,37 @@ int kpmc_start(const char *config);
  */
 int kpmc_resolve_config(const char *config, char *raw, size_t len);
 /**
+ * kpmc_cgroup_start() - count a cgroup on every CPU, as perf stat -G does
+ * @config: one event set, as kpmc_start() takes it (no ';': one set)
+ * @cgroup_fd: an open directory of the cgroup v2 hierarchy (the cgroup to
+ *	count, those below it included); libkpmc never takes a path: what the
+ *	caller could open is what it may count
+ *
+ * Every CPU's counters run while a task of the cgroup runs there (kpmc -G,
+ * /proc/kpmc/enable "cgroup=FD"); kpmc_cgroup_stop() gives the totals. The
+ * privileges are CPU-wide counting's (CAP_PERFMON, or perf_event_paranoid
+ * <= 0), and the session holds the machine's counters: per-thread counting
+ * (kpmc_start(), the CLI's) is refused meanwhile, and it is refused while
+ * they count. The session is the calling thread's: stop it from that thread.
+ *
+ * Return: 0, or -errno with the reason in kpmc_last_error(): -EBUSY if a
+ * session (either kind) is started here or the counters are taken; -EINVAL
+ * for an unknown name or a refused configuration; -EBADF for a descriptor
+ * that is not a cgroup's directory; -EPERM, -EACCES without the privilege;
+ * -ENOENT without the module.
+ */
+int kpmc_cgroup_start(const char *config, int cgroup_fd);
+/**
+ * kpmc_cgroup_stop() - stop counting the cgroup; its totals
+ * @c: the totals over every CPU (@run_ns: the CPU time the cgroup's tasks
+ *	ran), one set; may be %NULL
+ *
+ * Return: 0; -ENOSPC when records were lost (the totals miss them); -EINVAL
+ * without a cgroup session; -EIO when counting could not be stopped or its
+ * records read (the reason in kpmc_last_error()).
+ */
+int kpmc_cgroup_stop(struct kpmc_counts *c);
+/**
  * kpmc_last_error() - why the calling thread's last failed call failed
  *
  * Description: written, per thread, when a step of kpmc_start(),
