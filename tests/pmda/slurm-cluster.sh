@@ -146,19 +146,20 @@ read -r ja jb <<<"$jobs"
 jc=$(grep -a 'node: submitted job c=' "$work/node1.log" | sed 's/.*c=\([0-9]*\).*/\1/')
 jd=$(grep -a 'node: submitted job d=' "$work/node1.log" | sed 's/.*d=\([0-9]*\).*/\1/')
 je=$(grep -a 'node: submitted job e=' "$work/node1.log" | sed 's/.*e=\([0-9]*\).*/\1/')
-[ -n "$ja" ] && [ -n "$jb" ] && [ -n "$jc" ] && [ -n "$jd" ] && [ -n "$je" ] || fail "no job ids: $(grep -a 'node: submitted' "$work/node1.log")"
-echo "slurm-cluster: jobs a=$ja (node1, with an outsider claiming it) b=$jb (node2) c=$jc (both nodes) d=$jd (node1, empty loop) e=$je (sbatch --kpmc, srun inside, both nodes)"
+jf=$(grep -a 'node: submitted job f=' "$work/node1.log" | sed 's/.*f=\([0-9]*\).*/\1/')
+[ -n "$ja" ] && [ -n "$jb" ] && [ -n "$jc" ] && [ -n "$jd" ] && [ -n "$je" ] && [ -n "$jf" ] || fail "no job ids: $(grep -a 'node: submitted' "$work/node1.log")"
+echo "slurm-cluster: jobs a=$ja (node1, with an outsider claiming it) b=$jb (node2) c=$jc (both nodes) d=$jd (node1, empty loop) e=$je (sbatch --kpmc, srun inside, both nodes) f=$jf (two steps at once on node1)"
 # Each node's reports are written at its step's end, which may come after
 # the submitting node is done: all four in the users' directories.
 for i in $(seq 1 120); do
-	[ "$(reports 1 | grep -c '^/home/hpc/')" -ge 4 ] && [ "$(reports 2 | grep -c '^/home/hpc/')" -ge 3 ] && break
+	[ "$(reports 1 | grep -c '^/home/hpc/')" -ge 5 ] && [ "$(reports 2 | grep -c '^/home/hpc/')" -ge 3 ] && break
 	sleep 1
 done
 # The known work: the loop's 2 * ITERS instructions, 1 ns each under -icount shift=0.
 w=$((2 * iters))
 r=
-check_report() { # NODE JOB STEP: the report in the user's directory and the spool, within the bound
-	local node=$1 job=$2 step=$3 home spool v rn
+check_report() { # NODE JOB STEP [LOOPS]: the report in the user's directory and the spool, within the bound
+	local node=$1 job=$2 step=$3 loops=${4:-1} home spool v rn
 	home=$(reports "${node#node}" | awk -v f="/home/hpc/kpmc-$job.$step.$node.json" '$1 == f { $1 = ""; print }')
 	spool=$(reports "${node#node}" | awk -v f="/var/spool/kpmc/kpmc-$job.$step.$node.json" '$1 == f { $1 = ""; print }')
 	[ -n "$home" ] || { r="$r no kpmc-$job.$step.$node.json in hpc's directory;"; return; }
@@ -171,7 +172,7 @@ check_report() { # NODE JOB STEP: the report in the user's directory and the spo
 	eval "switches_${node}_${job}=\$(echo \"\$home\" | cut -d' ' -f3- | jq -r '.counts[\"pmc1=0x100000003\"]')"
 	rn=$(echo "$home" | cut -d' ' -f3- | jq -r '.run_ns')
 	eval "got_${node}_${job}=\$v"
-	awk -v n="$node" -v j="$job.$step" -v a="$v" -v w="$w" -v b="$bound" -v rn="$rn" 'BEGIN {
+	awk -v n="$node" -v j="$job.$step" -v a="$v" -v w="$((loops * w))" -v b="$bound" -v rn="$rn" 'BEGIN {
 		printf "  %s job %s: cpu-clock %d ns = the loop'"'"'s %d + %d (%.2f %%, bound %.1f %%), run_ns %d\n",
 			n, j, a, w, a - w, 100 * (a - w) / w, 100 * b, rn
 		d = a - rn; if (d < 0) d = -d
@@ -210,6 +211,12 @@ awk -v a="$v" -v b="$base" -v w="$w" 'BEGIN {
 	r="$r job $je's step reported on node1 besides the batch step;"
 grep -aq 'node: spool after the jobs: \. \.\. kpmc-' "$work/node1.log" && ! grep -aq 'spool after the jobs:.*\.counting' "$work/node1.log" ||
 	r="$r the batch step's marker left in the spool;"
+# Job f: its first step counted (5 loops' worth), the overlapping second
+# ran to its end uncounted, the user told why, no report of it.
+check_report node1 "$jf" 0 5
+grep -aq "node: job f: .*kpmc: job $jf step 1 is not counted on node1: .*system-wide monitoring is already on.* second-rc=0" "$work/node1.log" ||
+	r="$r job $jf's overlapping step: $(grep -a 'node: job f:' "$work/node1.log");"
+grep -aq "kpmc-$jf\.1\." "$work/node1.log" && r="$r job $jf's uncounted step left a report;"
 # The outsider (SLURM_JOB_ID=a in its environment) ran beside job a from
 # before its release to after its end, on node1's one CPU: job a's task
 # switched out many times more than job b's, and job a's count is still one
@@ -236,7 +243,7 @@ grep -aq "node: refused-nomodule.*kpmc: --kpmc: the kpmc module is not loaded on
 # Prometheus: the steps pmdakpmc serves from each node's spool, by job label.
 sel="kpmc_step_pmc0"
 for i in $(seq 1 60); do
-	[ "$(promql "$sel" | wc -l)" -eq 7 ] && break
+	[ "$(promql "$sel" | wc -l)" -eq 8 ] && break
 	sleep 1
 done
 for job in "$ja" "$jb" "$jc"; do

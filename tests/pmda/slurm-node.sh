@@ -130,6 +130,18 @@ for i in $(seq 1 600); do
 done
 say "job e: $(tr '\n' ' ' </home/hpc/slurm-$e.out)"
 say "spool after the jobs: $(ls -a /var/spool/kpmc | tr '\n' ' ')"
+# Job f: two steps at once on node1 (the second --overlap), both --kpmc: the
+# first holds the node's counters, the second runs uncounted and says so.
+long=$((5 * ITERS))
+f=$(as_hpc sbatch --parsable -N1 -w node1 --wrap "srun --kpmc=$EVENTS /kpmc/jobloop 0 $long 0 &
+while ! pgrep -u hpc -f 'jobloop 0 $long 0' >/dev/null; do sleep 0.2; done
+srun --overlap --kpmc=$EVENTS /kpmc/jobloop 0 1000 0; echo second-rc=\$?; wait")
+say "submitted job f=$f"
+for i in $(seq 1 600); do
+	[ -z "$(squeue -h -j "$f" 2>/dev/null)" ] && break
+	sleep 1
+done
+say "job f: $(tr '\n' ' ' </home/hpc/slurm-$f.out)"
 # The CLI's count of the same loop on this node, for the bound.
 /kpmc/kpmc -A -c "$EVENTS" -- /kpmc/jobloop 0 "$ITERS" 0 >/tmp/cli.out 2>&1
 sed 's/^/node: cli: /' /tmp/cli.out

@@ -204,6 +204,17 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 			   report.job, report.step);
 		return 0;
 	}
+	/*
+	 * Another step holds this node's counters (a job sharing the node,
+	 * an overlapping step): this one runs, uncounted, and says so; a job
+	 * is not failed for what another job does.
+	 */
+	if (e == -EBUSY) {
+		node_name(report.node, sizeof(report.node));
+		slurm_error("kpmc: job %u step %s is not counted on %s: %s", report.job, report.step,
+			    report.node, err);
+		return 0;
+	}
 	if (e) {
 		slurm_error("kpmc: --kpmc=%s: %s", events, err);
 		return -1;
