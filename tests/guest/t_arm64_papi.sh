@@ -105,9 +105,13 @@ verdict arm64_papi_command_line "$r"
 #     0x01, absent from QEMU's PMCEID), which kpmc refuses at PAPI_start
 #     where perf_event counts them (as 0).
 # zero_attach is not run: with kpmc it did not end within 15 minutes.
+# Not on the patched tiers' debug kernels (a process costs about 50 times
+# what it does on Debian's): their guest time would not fit.
 explained="multiplex2"
 r=""
+debug_kernel && echo "papi ctests: not run on the patched debug kernels"
 for b in perf_event kpmc; do
+	debug_kernel && break
 	cd /papi/$b/bin || r="$r no /papi/$b/bin;"
 	for t in zero first second inherit fork zero_fork zero_pthreads attach2 multiplex1 multiplex2 \
 		overflow overflow_pthreads all_native_events; do
@@ -116,13 +120,14 @@ for b in perf_event kpmc; do
 		if grep -q '^PASSED' $OUT/ct_${b}_$t.txt; then v=PASS
 		elif grep -q '^SKIPPED' $OUT/ct_${b}_$t.txt; then v=SKIP
 		else v=FAIL; fi
-		echo "ctest $b $t: $v (exit $rc)"
+		echo "ctest $b $t: $v (exit $rc)$([ $v = FAIL ] && grep -m1 'Error' $OUT/ct_${b}_$t.txt | sed 's/^/: /')"
 		eval "ct_${b}_$t=$v"
 	done
 	cd /
 done
 for t in zero first second inherit fork zero_fork zero_pthreads attach2 multiplex1 multiplex2 \
 	overflow overflow_pthreads all_native_events; do
+	debug_kernel && break
 	eval "p=\$ct_perf_event_$t; k=\$ct_kpmc_$t"
 	if [ "$p" = PASS ] && [ "$k" != PASS ]; then
 		case " $explained " in
