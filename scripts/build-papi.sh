@@ -24,8 +24,41 @@
 # papi_cost count, to component 0 only: there the component loads them, and
 # the tests count with kpmc (perf_event stays, component 1, without presets).
 #   scripts/build-papi.sh [ARCH [OUT [CPU]]]   (OUT: build/papi, build/papi-arm64)
+#
+# The arm64 guest's copy (make stage, for tests/guest/t_arm64_papi.sh):
+#   scripts/build-papi.sh stage ROOT OUT NAME
+# puts OUT's (an arm64 build's) utilities, papi_loop and the C tests the
+# guest runs into ROOT/papi/NAME/bin, stripped, its libpapi into
+# ROOT/papi/NAME/lib (each build's own: the programs run with
+# LD_LIBRARY_PATH=/papi/NAME/lib) and libpfm4 and libc into ROOT/lib.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = stage ]; then
+	groot=${2:?usage: build-papi.sh stage ROOT OUT NAME}
+	out=${3:?usage: build-papi.sh stage ROOT OUT NAME}
+	dst=$groot/papi/${4:?usage: build-papi.sh stage ROOT OUT NAME}
+	src=$(ls -d "$out"/papi-*/src | head -n1)
+	[ -f "$src/libpapi.so.7.0.0.0" ] || { echo "build-papi: no libpapi in $out" >&2; exit 1; }
+	rm -rf "$dst"
+	mkdir -p "$dst/bin" "$dst/lib"
+	progs=()
+	for u in papi_component_avail papi_native_avail papi_command_line papi_cost papi_avail; do
+		progs+=("$src/utils/$u")
+	done
+	# attach_target: what attach2 and zero_attach exec.
+	for t in zero first second inherit fork zero_fork zero_pthreads attach2 zero_attach attach_target \
+		multiplex1 multiplex2 multiplex3_pthreads overflow overflow_pthreads all_native_events; do
+		progs+=("$src/ctests/$t")
+	done
+	progs+=("$out/bin/papi_loop")
+	for p in "${progs[@]}"; do
+		aarch64-linux-gnu-strip -o "$dst/bin/${p##*/}" "$p"
+	done
+	aarch64-linux-gnu-strip -o "$dst/lib/libpapi.so.7.0" "$src/libpapi.so.7.0.0.0"
+	KPMC_GUEST_LIB_DIRS=$dst/lib "$root/scripts/guest-libs.sh" arm64 "$groot" "$dst"/bin/*
+	rm -f "$groot/lib/libpapi.so.7.0" # each build's own, in its lib/
+	exit 0
+fi
 arch=${1:-amd64}
 cpu=${3:-perf_event}
 case $cpu in
@@ -44,6 +77,10 @@ arm64)
 	;;
 *) echo "build-papi: ARCH is amd64 or arm64, not $arch" >&2; exit 2 ;;
 esac
+# OUT absolute: the configure stamp holds it, so a relative spelling of the
+# same directory would configure it anew.
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 cache=${KPMC_CACHE:-$HOME/.cache/kpmc}/papi
 suite=bookworm
 # Every compile here shares the machine with test runs: one job, lowest priority.
@@ -112,6 +149,7 @@ run_low make -j1 --no-print-directory -C "$root/userland" OUT="$out/libkpmc" CC=
 comp=$tree/src/components/kpmc
 mkdir -p "$comp"
 for f in "$root"/userland/papi/*; do
+	[ -f "$f" ] || continue # test/: programs of the guest's check, built below
 	cmp -s "$f" "$comp/${f##*/}" || cp "$f" "$comp/"
 done
 paths=$(printf 'KPMC_TREE := %s\nKPMC_LIBKPMC_A := %s\n' "$root" "$out/libkpmc/libkpmc.a")
@@ -143,4 +181,11 @@ mkdir -p "$out/bin"
 for u in papi_component_avail papi_native_avail papi_command_line papi_cost papi_avail; do
 	ln -sfn "$tree/src/utils/$u" "$out/bin/$u"
 done
+# papi_loop: a PAPI client around a loop of known length (the guest's check
+# of exact counts), linked with this libpapi.
+loop_src=$root/userland/papi/test/papi_loop.c
+if [ ! "$out/bin/papi_loop" -nt "$loop_src" ] || [ "$root/tests/progs/spin.h" -nt "$out/bin/papi_loop" ] || [ "$tree/src/libpapi.so.7.0.0.0" -nt "$out/bin/papi_loop" ]; then
+	run_low "$cc" -std=gnu11 -Wall -Wextra -Werror -O2 -I"$tree/src" -I"$root/tests/progs" -o "$out/bin/papi_loop" "$loop_src" \
+		"$tree/src/libpapi.so.7.0.0.0" -Wl,-rpath="$tree/src"
+fi
 echo "build-papi: $out/bin (libpapi in $tree/src)" >&2
