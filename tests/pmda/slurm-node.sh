@@ -69,6 +69,13 @@ if [ "$n" != 1 ]; then
 	exit 0
 fi
 as_hpc() { (cd /home/hpc && runuser -u hpc -- "$@"); }
+# wait_jobs IDS: until none of the jobs (comma-separated) is queued or running.
+wait_jobs() {
+	for i in $(seq 1 600); do
+		[ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return
+		sleep 1
+	done
+}
 for i in $(seq 1 120); do
 	[ "$(sinfo -h -o '%T %D' 2>/dev/null)" = "idle 2" ] && break
 	sleep 1
@@ -93,10 +100,7 @@ outsider=$!
 b=$(as_hpc sbatch --parsable -N1 -w node2 "--kpmc=$EVENTS" --wrap "/kpmc/jobloop 0 $ITERS 0")
 scontrol release "$a"
 say "submitted jobs a=$a b=$b"
-for i in $(seq 1 600); do
-	[ -z "$(squeue -h -j "$a,$b" 2>/dev/null)" ] && break
-	sleep 1
-done
+wait_jobs "$a,$b"
 if pgrep -u hpc -f "jobloop 0 $((20 * ITERS)) 0" >/dev/null; then
 	say "outsider alive after job a: yes"
 else
@@ -107,27 +111,18 @@ wait "$outsider" 2>/dev/null
 # Job c spans both nodes: srun's step 0 runs the loop once on each.
 c=$(as_hpc sbatch --parsable -N2 --wrap "srun --kpmc=$EVENTS /kpmc/jobloop 0 $ITERS 0")
 say "submitted job c=$c"
-for i in $(seq 1 600); do
-	[ -z "$(squeue -h -j "$c" 2>/dev/null)" ] && break
-	sleep 1
-done
+wait_jobs "$c"
 # Job d: the same batch step with a loop of no iterations: what a batch
 # step costs around its program (Slurm's script, the task's start).
 d=$(as_hpc sbatch --parsable -N1 -w node1 "--kpmc=$EVENTS" --wrap "/kpmc/jobloop 0 0 0")
 say "submitted job d=$d"
-for i in $(seq 1 600); do
-	[ -z "$(squeue -h -j "$d" 2>/dev/null)" ] && break
-	sleep 1
-done
+wait_jobs "$d"
 # Job e: sbatch --kpmc over both nodes, srun inside (which inherits --kpmc):
 # the batch step counts the job on node1 (its script, srun, the step's task
 # there), the step counts itself on node2.
 e=$(as_hpc sbatch --parsable -N2 "--kpmc=$EVENTS" --wrap "srun /kpmc/jobloop 0 $ITERS 0")
 say "submitted job e=$e"
-for i in $(seq 1 600); do
-	[ -z "$(squeue -h -j "$e" 2>/dev/null)" ] && break
-	sleep 1
-done
+wait_jobs "$e"
 say "job e: $(tr '\n' ' ' </home/hpc/slurm-$e.out)"
 say "spool after the jobs: $(ls -a /var/spool/kpmc | tr '\n' ' ')"
 # Job f: two steps at once on node1 (the second --overlap), both --kpmc: the
@@ -137,10 +132,7 @@ f=$(as_hpc sbatch --parsable -N1 -w node1 --wrap "srun --kpmc=$EVENTS /kpmc/jobl
 while ! pgrep -u hpc -f 'jobloop 0 $long 0' >/dev/null; do sleep 0.2; done
 srun --overlap --kpmc=$EVENTS /kpmc/jobloop 0 1000 0; echo second-rc=\$?; wait")
 say "submitted job f=$f"
-for i in $(seq 1 600); do
-	[ -z "$(squeue -h -j "$f" 2>/dev/null)" ] && break
-	sleep 1
-done
+wait_jobs "$f"
 say "job f: $(tr '\n' ' ' </home/hpc/slurm-$f.out)"
 # The CLI's count of the same loop on this node, for the bound.
 /kpmc/kpmc -A -c "$EVENTS" -- /kpmc/jobloop 0 "$ITERS" 0 >/tmp/cli.out 2>&1

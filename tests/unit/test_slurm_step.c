@@ -143,6 +143,15 @@ static void test_totals_and_report(void **state)
 	assert_string_equal(name, "kpmc-42.0.node1.json");
 }
 
+/* A fresh directory of root's that only root can write (these tests run as root). */
+static void root_tmpdir(char *dir)
+{
+	if (geteuid() != 0)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	chmod(dir, 0755);
+}
+
 static void test_files(void **state)
 {
 	char dir[] = "/tmp/kpmc-step-XXXXXX", p[256], buf[64] = "";
@@ -150,11 +159,8 @@ static void test_files(void **state)
 	FILE *f;
 
 	(void)state;
-	if (geteuid() != 0)
-		skip();
-	assert_non_null(mkdtemp(dir));
+	root_tmpdir(dir);
 	/* As uid 65534 in a directory only root may write: refused. */
-	chmod(dir, 0755);
 	assert_int_equal(kpmc_step_write_as(65534, 65534, dir, "a.csv", "x\n", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "Permission denied"));
 	/* Where it may write: its file, its owner. */
@@ -199,10 +205,7 @@ static void test_spool_served(void **state)
 	FILE *f;
 
 	(void)state;
-	if (geteuid() != 0)
-		skip();
-	assert_non_null(mkdtemp(dir));
-	chmod(dir, 0755);
+	root_tmpdir(dir);
 	fill(&c);
 	r.count = &c;
 	assert_true(kpmc_step_report_json(&r, buf, sizeof(buf)) > 0);
