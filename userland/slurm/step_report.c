@@ -5,29 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Append to buf at *off; -1 once it no longer fits. */
-static int put(char *buf, size_t len, size_t *off, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*off >= len)
-		return -1;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *off, len - *off, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= len - *off)
-		return -1;
-	*off += (size_t)n;
-	return 0;
-}
+#include "common/textput.h"
 
 int kpmc_step_report_name(const struct kpmc_step_report *r, const char *suffix, char *out,
 			  size_t len)
@@ -40,45 +24,39 @@ int kpmc_step_report_name(const struct kpmc_step_report *r, const char *suffix, 
 int kpmc_step_report_csv(const struct kpmc_step_report *r, char *buf, size_t len)
 {
 	const struct kpmc_cgroup_count *c = r->count;
-	size_t off = 0;
+	size_t used = 0;
 
-	if (put(buf, len, &off, "job,step,node,event,count\n"))
-		return -1;
+	put(buf, len, &used, "job,step,node,event,count\n");
 	for (unsigned int i = 0; i < KPMC_MAX_COUNTERS; i++)
-		if (c->counter_name[i][0] &&
-		    put(buf, len, &off, "%u,%s,%s,%s,%llu\n", r->job, r->step, r->node,
-			c->counter_name[i], (unsigned long long)c->counts[i]))
-			return -1;
-	if (put(buf, len, &off, "%u,%s,%s,run_ns,%llu\n", r->job, r->step, r->node,
-		(unsigned long long)c->run_ns))
-		return -1;
-	return (int)off;
+		if (c->counter_name[i][0])
+			put(buf, len, &used, "%u,%s,%s,%s,%llu\n", r->job, r->step, r->node,
+			    c->counter_name[i], (unsigned long long)c->counts[i]);
+	put(buf, len, &used, "%u,%s,%s,run_ns,%llu\n", r->job, r->step, r->node,
+	    (unsigned long long)c->run_ns);
+	return used < len ? (int)used : -1;
 }
 
 int kpmc_step_report_json(const struct kpmc_step_report *r, char *buf, size_t len)
 {
 	const struct kpmc_cgroup_count *c = r->count;
 	const char *sep = "";
-	size_t off = 0;
+	size_t used = 0;
 
 	/* Every string here is the plugin's own or checked (events: kpmc_step_parse_option). */
-	if (put(buf, len, &off,
-		"{\"job\":%u,\"step\":\"%s\",\"node\":\"%s\",\"nodeid\":%u,\"uid\":%u,\"events\":\"%s\",\"counts\":{",
-		r->job, r->step, r->node, r->nodeid, (unsigned int)r->uid, r->events))
-		return -1;
+	put(buf, len, &used,
+	    "{\"job\":%u,\"step\":\"%s\",\"node\":\"%s\",\"nodeid\":%u,\"uid\":%u,\"events\":\"%s\",\"counts\":{",
+	    r->job, r->step, r->node, r->nodeid, (unsigned int)r->uid, r->events);
 	for (unsigned int i = 0; i < KPMC_MAX_COUNTERS; i++) {
 		if (!c->counter_name[i][0])
 			continue;
-		if (put(buf, len, &off, "%s\"%s\":%llu", sep, c->counter_name[i],
-			(unsigned long long)c->counts[i]))
-			return -1;
+		put(buf, len, &used, "%s\"%s\":%llu", sep, c->counter_name[i],
+		    (unsigned long long)c->counts[i]);
 		sep = ",";
 	}
-	if (put(buf, len, &off, "},\"run_ns\":%llu,\"records\":%llu,\"lost\":%llu}\n",
-		(unsigned long long)c->run_ns, (unsigned long long)c->records,
-		(unsigned long long)c->lost))
-		return -1;
-	return (int)off;
+	put(buf, len, &used, "},\"run_ns\":%llu,\"records\":%llu,\"lost\":%llu}\n",
+	    (unsigned long long)c->run_ns, (unsigned long long)c->records,
+	    (unsigned long long)c->lost);
+	return used < len ? (int)used : -1;
 }
 
 /* All of text to fd: 0 or -errno. */
