@@ -33,7 +33,7 @@ STACK_CFLAGS := -fno-omit-frame-pointer -fno-optimize-sibling-calls
 # (KPMC_FOLD_FUNCTIONS=work), its own file instrumented, not libkpmc's; spin.h's
 # inline loops are not (their hooks would cost every getppid instructions).
 FN_CFLAGS := -finstrument-functions -finstrument-functions-exclude-file-list=spin.h
-PROGS := fmtcheck loop runas perfhold wakeups ringloss mmapring spawnmany manyalive forktree outlive yield sleepyield loopsleep ampmix perfcount spinsleep cpuhop forkstorm memobjects memcheck loopnest loopcheck kpmcattack el0peek nofork cgwork
+PROGS := fmtcheck loop runas perfhold wakeups ringloss mmapring spawnmany manyalive forktree outlive yield sleepyield loopsleep ampmix perfcount spinsleep cpuhop forkstorm memobjects memcheck loopnest loopcheck kpmcattack el0peek nofork cgwork cgmove
 
 .PHONY: all deps modules userland progs stage unit guest-arm64 guest-x86_64 \
 	test demo module clean bench bench-smoke guest-arm64-smp guest-x86_64-patched host-tests \

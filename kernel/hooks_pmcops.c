@@ -139,11 +139,19 @@ static const struct pmc_ops kpmc_pmc_ops = {
 
 static int pmcops_attach(void)
 {
-	return pmc_ops_register(&kpmc_pmc_ops);
+	int err = pmc_ops_register(&kpmc_pmc_ops);
+
+	if (err)
+		return err;
+	err = kpmc_cgroup_hook_attach();
+	if (err)
+		pmc_ops_unregister(&kpmc_pmc_ops);
+	return err;
 }
 
 static void pmcops_detach(void)
 {
+	kpmc_cgroup_hook_detach();
 	pmc_ops_unregister(&kpmc_pmc_ops);
 }
 

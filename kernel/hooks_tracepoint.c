@@ -9,6 +9,9 @@
 #include <linux/binfmts.h>
 
 #include <trace/events/sched.h>
+#ifdef CONFIG_CGROUPS
+#include <trace/events/cgroup.h>
+#endif
 
 #include "kpmc/compat.h"
 #include "kpmc/hooks.h"
@@ -55,6 +58,16 @@ static void probe_migrate(void *data, struct task_struct *p, int dest_cpu)
 {
 	kpmc_hook_migrate(p, dest_cpu);
 }
+
+#ifdef CONFIG_CGROUPS
+static void probe_cgroup_attach(void *data, struct cgroup *dst, const char *path,
+				struct task_struct *task, bool threadgroup)
+{
+	kpmc_hook_cgroup_moved(task, threadgroup);
+}
+
+KPMC_CHECK_PROBE(cgroup_attach_task, probe_cgroup_attach);
+#endif
 
 KPMC_CHECK_PROBE(sched_switch, probe_switch);
 KPMC_CHECK_PROBE(sched_process_fork, probe_fork);
@@ -123,8 +136,52 @@ static void tracepoints_detach(void)
 	tracepoints_detach_first(ARRAY_SIZE(kpmc_tracepoints));
 }
 
+#ifdef CONFIG_CGROUPS
+static struct tracepoint *cgroup_attach_tp;
+
+static void find_cgroup_tracepoint(struct tracepoint *tp, void *unused)
+{
+	if (!strcmp(tp->name, "cgroup_attach_task"))
+		cgroup_attach_tp = tp;
+}
+
+int kpmc_cgroup_hook_attach(void)
+{
+	for_each_kernel_tracepoint(find_cgroup_tracepoint, NULL);
+	if (!cgroup_attach_tp) {
+		pr_err("kpmc: tracepoint cgroup_attach_task not found\n");
+		return -ENOENT;
+	}
+	return tracepoint_probe_register(cgroup_attach_tp, probe_cgroup_attach, NULL);
+}
+
+void kpmc_cgroup_hook_detach(void)
+{
+	tracepoint_probe_unregister(cgroup_attach_tp, probe_cgroup_attach, NULL);
+	tracepoint_synchronize_unregister();
+}
+#endif
+
+static int tracepoints_attach_all(void)
+{
+	int err = tracepoints_attach();
+
+	if (err)
+		return err;
+	err = kpmc_cgroup_hook_attach();
+	if (err)
+		tracepoints_detach();
+	return err;
+}
+
+static void tracepoints_detach_all(void)
+{
+	kpmc_cgroup_hook_detach();
+	tracepoints_detach();
+}
+
 const struct kpmc_hook_source kpmc_tracepoint_hooks = {
 	.name = "tracepoints",
-	.attach = tracepoints_attach,
-	.detach = tracepoints_detach,
+	.attach = tracepoints_attach_all,
+	.detach = tracepoints_detach_all,
 };

@@ -44,6 +44,11 @@ void kpmc_system_switch(struct kpmc_cpu *c, struct task_struct *prev,
 			struct task_struct *next);
 enum hrtimer_restart kpmc_system_tick(struct kpmc_cpu *c, struct hrtimer *timer);
 void kpmc_system_exit(void);
+/* A task moved between cgroups (hook context): its CPUs look again at what they count. */
+void kpmc_system_task_moved(struct task_struct *task, bool threadgroup);
+/* Once the hooks are gone: no look of that kind is pending any more. */
+void kpmc_system_moves_sync(void);
+void kpmc_system_init(void);
 /* This CPU (IRQs off), counting system-wide: fold before / reload after a PMU reset. */
 void kpmc_system_cpu_save(struct kpmc_cpu *c, u64 now);
 void kpmc_system_cpu_reload(struct kpmc_cpu *c);

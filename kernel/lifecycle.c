@@ -240,6 +240,12 @@ void kpmc_hook_migrate(struct task_struct *task, int new_cpu)
 	rcu_read_unlock();
 }
 
+void kpmc_hook_cgroup_moved(struct task_struct *task, bool threadgroup)
+{
+	if (static_branch_unlikely(&kpmc_monitoring))
+		kpmc_system_task_moved(task, threadgroup);
+}
+
 struct kpmc_thread *kpmc_thread_of_current(bool create)
 {
 	struct kpmc_thread *t, *found;

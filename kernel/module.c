@@ -70,6 +70,7 @@ static int __init kpmc_init(void)
 	if (err)
 		goto out_builtin_formats;
 	kpmc_counting_init();
+	kpmc_system_init();
 	err = kpmc_cpu_state_init();
 	if (err)
 		goto out_threads;
@@ -100,6 +101,7 @@ out_proc:
 out_privilege:
 	kpmc_privilege_exit();
 	kpmc_hooks->detach();
+	kpmc_system_moves_sync();
 out_cpu_state:
 	kpmc_cpu_state_exit();
 out_threads:
@@ -142,6 +144,7 @@ static void __exit kpmc_exit(void)
 	kpmc_proc_exit();
 	kpmc_privilege_exit();
 	kpmc_hooks->detach();
+	kpmc_system_moves_sync();
 	kpmc_kernel_api_stop();
 	kpmc_cpu_state_exit();
 	kpmc_counting_stop();

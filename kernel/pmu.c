@@ -45,16 +45,17 @@ static bool kpmc_pmu_claimed;		/* under kpmc_pmu_lock */
 
 /*
  * Who owns the counters: nobody, threads (any number: per-thread, attached
- * and kernel-requested monitoring alike), or one system-wide session. Every
- * path that starts counting takes its ownership here first, under one lock,
- * so per-thread and system-wide counting can never both hold a CPU's
- * counters (a thread started between system-wide's check and its IPIs
- * would otherwise be left as the CPU's current thread). Giving ownership back
+ * and kernel-requested monitoring alike), or system-wide sessions (any
+ * number: system.c lets them share one configuration). Every path that
+ * starts counting takes its ownership here first, under one lock, so
+ * per-thread and system-wide counting can never both hold a CPU's counters
+ * (a thread started between system-wide's check and its IPIs would
+ * otherwise be left as the CPU's current thread). Giving ownership back
  * needs no lock: a decrement cannot admit anyone wrongly.
  */
 static DEFINE_RAW_SPINLOCK(kpmc_owner_lock);
 static atomic_t kpmc_thread_users = ATOMIC_INIT(0);
-static bool kpmc_system_owns;		/* under kpmc_owner_lock */
+static atomic_t kpmc_system_users = ATOMIC_INIT(0);
 
 static int own(enum kpmc_pmu_user who, char *why, size_t len)
 {
@@ -62,18 +63,14 @@ static int own(enum kpmc_pmu_user who, char *why, size_t len)
 	int err = 0;
 
 	raw_spin_lock_irqsave(&kpmc_owner_lock, flags);
-	if (kpmc_system_owns) {
-		snprintf(why, len, "%s", who == KPMC_USER_SYSTEM ?
-			 "system-wide monitoring is already on" :
-			 "system-wide monitoring is on: the counters are taken");
+	if (who == KPMC_USER_THREAD && atomic_read(&kpmc_system_users)) {
+		snprintf(why, len, "system-wide monitoring is on: the counters are taken");
 		err = -EBUSY;
 	} else if (who == KPMC_USER_SYSTEM && atomic_read(&kpmc_thread_users)) {
 		snprintf(why, len, "threads are being monitored per thread: the counters are taken");
 		err = -EBUSY;
-	} else if (who == KPMC_USER_SYSTEM) {
-		kpmc_system_owns = true;
 	} else {
-		atomic_inc(&kpmc_thread_users);
+		atomic_inc(who == KPMC_USER_SYSTEM ? &kpmc_system_users : &kpmc_thread_users);
 	}
 	raw_spin_unlock_irqrestore(&kpmc_owner_lock, flags);
 	return err;
@@ -81,15 +78,7 @@ static int own(enum kpmc_pmu_user who, char *why, size_t len)
 
 static void disown(enum kpmc_pmu_user who)
 {
-	unsigned long flags;
-
-	if (who == KPMC_USER_THREAD) {
-		atomic_dec(&kpmc_thread_users);
-		return;
-	}
-	raw_spin_lock_irqsave(&kpmc_owner_lock, flags);
-	kpmc_system_owns = false;
-	raw_spin_unlock_irqrestore(&kpmc_owner_lock, flags);
+	atomic_dec(who == KPMC_USER_SYSTEM ? &kpmc_system_users : &kpmc_thread_users);
 }
 
 static u32 kpmc_all_counters(void)

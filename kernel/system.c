@@ -5,8 +5,21 @@
  * time-based sampling period and when monitoring stops. Optionally the idle
  * task is excluded, or everything outside one cgroup's subtree (kpmc -G, as
  * perf's cgroup events): the counters pause while such a task runs, so a
- * switch that stays outside costs one test. A task moved into or out of the
- * cgroup while it runs counts as before until it next switches in.
+ * switch that stays outside costs one test.
+ *
+ * Several sessions count at once when they configure the same counters on
+ * the same CPUs (two jobs or containers on one node, each its own cgroup):
+ * each is a view of the one configuration loaded, and a CPU folds the
+ * counters into the views that count the task running there, at each
+ * switch that changes which do (O(views), nothing allocated). The counters
+ * stop while no view counts. A session with other events is refused while
+ * one counts (the counters are one configuration), as is a ninth.
+ *
+ * A task moved into or out of a counted cgroup while it runs (a job's
+ * process put in its cgroup by a daemon on another CPU) is counted as it
+ * is from the move on: the cgroup hook asks the CPUs it may run on to look
+ * again at what runs there (an asynchronous IPI each), as perf's cgroup
+ * events follow such a move at once.
  *
  * Per-thread and system-wide monitoring share the counters, so they exclude
  * each other. Starting and stopping happen in process context under the CPU
@@ -18,13 +31,14 @@
  * A CPU going offline sends what it counted since its last record (kind
  * CPU_OFFLINE) and stops; coming back online it starts counting afresh. So
  * a CPU's records cover its online time only. The hotplug callbacks run
- * under the hotplug write lock, which is what makes kpmc_system_now stable
- * for them without kpmc_system_lock.
+ * under the hotplug write lock, which is what makes kpmc_system_now and its
+ * views stable for them without kpmc_system_lock.
  */
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/capability.h>
 #include <linux/cpu.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/ktime.h>
@@ -41,6 +55,7 @@
 
 static DEFINE_MUTEX(kpmc_system_lock);
 static struct kpmc_system *kpmc_system_now;
+static DEFINE_PER_CPU(call_single_data_t, kpmc_cgroup_look);
 
 bool kpmc_system_active(void)
 {
@@ -52,67 +67,120 @@ static const struct kpmc_hw_config *sys_hw(const struct kpmc_system *sys)
 	return &sys->conf->hw[0];
 }
 
-/* Does sys count while task runs? */
-static bool sys_counts(const struct kpmc_system *sys, struct task_struct *task)
+/* Does v count while task runs? Under RCU (the task's cgroup). */
+static bool view_counts(const struct kpmc_system_view *v, struct task_struct *task)
 {
-	bool in;
-
-	if (sys->exclude_idle && is_idle_task(task))
+	if (v->exclude_idle && is_idle_task(task))
 		return false;
-	if (!sys->cgrp)
-		return true;
-	rcu_read_lock();
-	in = kpmc_task_in_cgroup(task, sys->cgrp);
-	rcu_read_unlock();
-	return in;
+	return !v->cgrp || kpmc_task_in_cgroup(task, v->cgrp);
 }
 
-static void sys_fold(struct kpmc_cpu *c, const struct kpmc_hw_config *hw, u64 now)
+/* The views of this CPU that count task: bit i for c->sys_view[i]. */
+static u32 views_counting(const struct kpmc_cpu *c, struct task_struct *task)
 {
-	u64 raw[KPMC_MAX_COUNTERS];
 	unsigned int i;
+	u32 m = 0;
 
-	if (!c->sys_paused) {
+	rcu_read_lock();
+	for (i = 0; i < c->sys_nr_views; i++)
+		if (view_counts(c->sys_view[i], task))
+			m |= BIT(i);
+	rcu_read_unlock();
+	return m;
+}
+
+/* What the counters counted since the last fold goes to the views counting. */
+static void sys_fold(struct kpmc_cpu *c, u64 now)
+{
+	const struct kpmc_hw_config *hw = sys_hw(c->sys);
+	u64 raw[KPMC_MAX_COUNTERS] KPMC_NO_AUTO_INIT;
+	u64 delta[KPMC_MAX_COUNTERS] KPMC_NO_AUTO_INIT;
+	unsigned long m = c->sys_counting;
+	struct kpmc_view_cpu *vc;
+	unsigned int i, k;
+
+	if (m) {
 		kpmc_backend->read(hw, raw);
-		for (i = 0; i < hw->nr; i++) {
-			c->sys_acc[i] += kpmc_counter_delta(raw[i], c->last_raw[i],
-							    hw->width_mask[i]);
-			c->last_raw[i] = raw[i];
+		for (k = 0; k < hw->nr; k++) {
+			delta[k] = kpmc_counter_delta(raw[k], c->last_raw[k], hw->width_mask[k]);
+			c->last_raw[k] = raw[k];
 		}
-		c->sys_run_ns += now - c->sys_since_ns;
+		for_each_set_bit(i, &m, KPMC_SYSTEM_VIEWS) {
+			vc = this_cpu_ptr(c->sys_view[i]->pcpu);
+			for (k = 0; k < hw->nr; k++)
+				vc->acc[k] += delta[k];
+			vc->run_ns += now - c->sys_since_ns;
+		}
 	}
 	c->sys_since_ns = now;
 }
 
-static void sys_record(struct kpmc_cpu *c, struct kpmc_system *sys,
-		       enum kpmc_record_kind kind)
+/* From now on the views in want count: the counters run while any does. */
+static void sys_set_counting(struct kpmc_cpu *c, u32 want)
 {
-	struct kpmc_record rec;
-
-	kpmc_record_build(&rec, kind, &sys->conf->sets.set[0], sys_hw(sys),
-			  c->sys_acc, c->sys_run_ns, NULL);
-	rec.nsample = ++c->sys_nsample;
-	kpmc_ring_push(sys->session->ring, &rec);
-	memset(c->sys_acc, 0, sizeof(c->sys_acc));
-	c->sys_run_ns = 0;
+	if (want == c->sys_counting)
+		return;
+	sys_fold(c, ktime_get_ns());
+	if (!want)
+		kpmc_backend->stop(sys_hw(c->sys));
+	else if (!c->sys_counting)
+		kpmc_backend->start(sys_hw(c->sys));
+	c->sys_counting = want;
 }
 
-static u64 sys_next_expiry(struct kpmc_cpu *c, const struct kpmc_system *sys, u64 now)
+static void view_record(struct kpmc_system_view *v, enum kpmc_record_kind kind)
+{
+	struct kpmc_view_cpu *vc = this_cpu_ptr(v->pcpu);
+	struct kpmc_record rec KPMC_NO_AUTO_INIT;
+
+	kpmc_record_build(&rec, kind, &v->conf->sets.set[0], &v->conf->hw[0],
+			  vc->acc, vc->run_ns, NULL);
+	rec.nsample = ++vc->nsample;
+	kpmc_ring_push(v->session->ring, &rec);
+	memset(vc->acc, 0, sizeof(vc->acc));
+	vc->run_ns = 0;
+}
+
+static void view_cpu_begin(struct kpmc_system_view *v, u64 now)
+{
+	struct kpmc_view_cpu *vc = this_cpu_ptr(v->pcpu);
+
+	memset(vc, 0, sizeof(*vc));
+	vc->next_record_ns = now + (u64)v->conf->sets.set[0].tbs_ms * NSEC_PER_MSEC;
+}
+
+static void views_changed(struct kpmc_cpu *c)
+{
+	unsigned int i;
+
+	c->sys_filtered = false;
+	for (i = 0; i < c->sys_nr_views; i++)
+		if (c->sys_view[i]->cgrp || c->sys_view[i]->exclude_idle)
+			c->sys_filtered = true;
+}
+
+static u64 sys_next_expiry(struct kpmc_cpu *c, u64 now)
 {
 	u64 expires = now + KPMC_FOLD_NS;
+	struct kpmc_system_view *v;
+	unsigned int i;
 
-	if (sys->conf->sets.set[0].tbs_ms)
-		expires = min(expires, c->sys_next_record_ns);
+	for (i = 0; i < c->sys_nr_views; i++) {
+		v = c->sys_view[i];
+		if (v->conf->sets.set[0].tbs_ms)
+			expires = min(expires, this_cpu_ptr(v->pcpu)->next_record_ns);
+	}
 	return expires;
 }
 
-static void sys_start_on_cpu(void *info)
+/* IRQs off (an IPI, or hotplug on this CPU): count for every view of sys. */
+static void sys_start_here(struct kpmc_system *sys)
 {
-	struct kpmc_system *sys = info;
 	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
 	const struct kpmc_hw_config *hw = sys_hw(sys);
 	u64 start[KPMC_MAX_COUNTERS] = { 0 };
 	u64 now = ktime_get_ns();
+	unsigned int i;
 
 	/* Ownership (pmu.c) keeps per-thread counting off while system-wide is on. */
 	if (WARN_ON_ONCE(c->cur))
@@ -120,44 +188,105 @@ static void sys_start_on_cpu(void *info)
 	kpmc_backend->load(hw, start);
 	memcpy(c->last_raw, start, sizeof(c->last_raw));
 	c->loaded_generation = sys->conf->generation;
-	memset(c->sys_acc, 0, sizeof(c->sys_acc));
-	c->sys_run_ns = 0;
-	c->sys_nsample = 0;
-	c->sys_since_ns = now;
-	c->sys_next_record_ns = now + (u64)sys->conf->sets.set[0].tbs_ms * NSEC_PER_MSEC;
-	c->sys_paused = false;
-	if (!sys_counts(sys, current)) {
-		kpmc_backend->stop(hw);
-		c->sys_paused = true;
+	for (i = 0; i < sys->nr_views; i++) {
+		c->sys_view[i] = sys->view[i];
+		view_cpu_begin(sys->view[i], now);
 	}
+	c->sys_nr_views = sys->nr_views;
+	views_changed(c);
+	c->sys_since_ns = now;
+	/* Loaded is counting: stopped unless a view counts what runs now. */
+	c->sys_counting = views_counting(c, current);
+	if (!c->sys_counting)
+		kpmc_backend->stop(hw);
 	WRITE_ONCE(c->sys, sys);
-	hrtimer_start(&c->timer, ns_to_ktime(sys_next_expiry(c, sys, now)),
+	hrtimer_start(&c->timer, ns_to_ktime(sys_next_expiry(c, now)),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
-static void sys_stop_here(struct kpmc_system *sys, enum kpmc_record_kind kind)
+static void sys_start_on_cpu(void *info)
+{
+	sys_start_here(info);
+}
+
+/* IPI: a view joins the counting on this CPU; what came before is the others'. */
+static void view_add_on_cpu(void *info)
+{
+	struct kpmc_system_view *v = info;
+	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+	unsigned int i = c->sys_nr_views;
+	u64 now = ktime_get_ns();
+
+	if (WARN_ON_ONCE(!c->sys || i >= KPMC_SYSTEM_VIEWS))
+		return;
+	sys_fold(c, now);
+	view_cpu_begin(v, now);
+	c->sys_view[i] = v;
+	c->sys_nr_views = i + 1;
+	views_changed(c);
+	sys_set_counting(c, views_counting(c, current));
+	/* The timer is pinned here and cannot be running: IRQs are off. */
+	hrtimer_start(&c->timer, ns_to_ktime(sys_next_expiry(c, now)),
+		      HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+/* IRQs off: this CPU stops counting for every view, each sending its last record. */
+static void sys_stop_here(enum kpmc_record_kind kind)
 {
 	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+	unsigned int i;
 
-	if (c->sys != sys)
+	if (!c->sys)
 		return;
 	/* The timer is pinned here and cannot be running: IRQs are off. */
 	hrtimer_try_to_cancel(&c->timer);
-	sys_fold(c, sys_hw(sys), ktime_get_ns());
-	sys_record(c, sys, kind);
-	kpmc_backend->stop(sys_hw(sys));
+	sys_fold(c, ktime_get_ns());
+	for (i = 0; i < c->sys_nr_views; i++)
+		view_record(c->sys_view[i], kind);
+	kpmc_backend->stop(sys_hw(c->sys));
 	c->loaded_generation = 0;
+	c->sys_nr_views = 0;
+	c->sys_counting = 0;
 	WRITE_ONCE(c->sys, NULL);
 }
 
-static void sys_stop_on_cpu(void *info)
+static void sys_stop_on_cpu(void *unused)
 {
-	sys_stop_here(info, KPMC_REC_CPU);
+	sys_stop_here(KPMC_REC_CPU);
+}
+
+/* IPI: a view leaves this CPU with its last record; the others count on. */
+static void view_remove_on_cpu(void *info)
+{
+	struct kpmc_system_view *v = info;
+	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+	unsigned int i, n = c->sys_nr_views;
+	u32 was, low;
+
+	for (i = 0; i < n && c->sys_view[i] != v; i++)
+		;
+	if (i == n)
+		return;
+	if (n == 1) {
+		sys_stop_here(KPMC_REC_CPU);
+		return;
+	}
+	sys_fold(c, ktime_get_ns());
+	view_record(v, KPMC_REC_CPU);
+	memmove(&c->sys_view[i], &c->sys_view[i + 1], (n - i - 1) * sizeof(c->sys_view[0]));
+	c->sys_nr_views = n - 1;
+	/* The mask's bits above i move down with their views. */
+	was = c->sys_counting;
+	low = was & (BIT(i) - 1);
+	c->sys_counting = low | ((was >> (i + 1)) << i);
+	if (was && !c->sys_counting)
+		kpmc_backend->stop(sys_hw(c->sys));
+	views_changed(c);
 }
 
 void kpmc_system_cpu_save(struct kpmc_cpu *c, u64 now)
 {
-	sys_fold(c, sys_hw(c->sys), now);
+	sys_fold(c, now);
 }
 
 void kpmc_system_cpu_reload(struct kpmc_cpu *c)
@@ -167,7 +296,7 @@ void kpmc_system_cpu_reload(struct kpmc_cpu *c)
 	kpmc_backend->load(hw, c->last_raw);
 	c->loaded_generation = c->sys->conf->generation;
 	/* The time powered down stays in the interval since the save: counted time. */
-	if (c->sys_paused)
+	if (!c->sys_counting)
 		kpmc_backend->stop(hw);
 }
 
@@ -177,18 +306,16 @@ void kpmc_system_cpu_online(unsigned int cpu)
 
 	if (sys && cpumask_test_cpu(cpu, sys->cpus)) {
 		local_irq_disable();
-		sys_start_on_cpu(sys);
+		sys_start_here(sys);
 		local_irq_enable();
 	}
 }
 
 void kpmc_system_cpu_offline(unsigned int cpu)
 {
-	struct kpmc_system *sys = READ_ONCE(kpmc_system_now);
-
-	if (sys) {
+	if (READ_ONCE(kpmc_system_now)) {
 		local_irq_disable();
-		sys_stop_here(sys, KPMC_REC_CPU_OFFLINE);
+		sys_stop_here(KPMC_REC_CPU_OFFLINE);
 		local_irq_enable();
 	}
 }
@@ -196,39 +323,94 @@ void kpmc_system_cpu_offline(unsigned int cpu)
 void kpmc_system_switch(struct kpmc_cpu *c, struct task_struct *prev,
 			struct task_struct *next)
 {
-	struct kpmc_system *sys = c->sys;
-	bool counts;
-	u64 now;
+	if (c->sys_filtered)
+		sys_set_counting(c, views_counting(c, next));
+}
 
-	if (!sys->exclude_idle && !sys->cgrp)
+/* A task of this CPU may have moved between cgroups while it ran. IRQs off. */
+static void cgroup_look(void *unused)
+{
+	struct kpmc_cpu *c = this_cpu_ptr(&kpmc_cpus);
+
+	if (c->sys && c->sys_filtered)
+		sys_set_counting(c, views_counting(c, current));
+}
+
+static void ask_to_look(unsigned int cpu)
+{
+	/*
+	 * -EBUSY: this CPU's look is queued and has not started yet, so it
+	 * sees this move too (an asynchronous call is unlocked before it runs).
+	 */
+	smp_call_function_single_async(cpu, per_cpu_ptr(&kpmc_cgroup_look, cpu));
+}
+
+void kpmc_system_task_moved(struct task_struct *task, bool threadgroup)
+{
+	unsigned int cpu;
+
+	/*
+	 * Nothing of the system's is read here (it may be stopping): a CPU
+	 * that counts no longer when its look runs finds nothing to do.
+	 */
+	if (!READ_ONCE(kpmc_system_now))
 		return;
-	counts = sys_counts(sys, next);
-	if (!counts && !c->sys_paused) {
-		now = ktime_get_ns();
-		sys_fold(c, sys_hw(sys), now);
-		kpmc_backend->stop(sys_hw(sys));
-		c->sys_paused = true;
-	} else if (counts && c->sys_paused) {
-		kpmc_backend->start(sys_hw(sys));
-		c->sys_paused = false;
-		c->sys_since_ns = ktime_get_ns();
+	if (!threadgroup) {
+		cpu = task_cpu(task);
+		if (cpu_online(cpu))
+			ask_to_look(cpu);
+		return;
 	}
+	for_each_online_cpu(cpu)
+		ask_to_look(cpu);
+}
+
+static void no_op(void *unused)
+{
+}
+
+/*
+ * Unload, once the hooks are gone (no look is asked for any more): every
+ * look asked for has run. A CPU takes its whole queue of calls at once
+ * and runs the waited-for ones first, so the first round may end before
+ * a look queued with it has run; the second round's calls are taken only
+ * once that queue is done.
+ */
+void kpmc_system_moves_sync(void)
+{
+	on_each_cpu(no_op, NULL, 1);
+	on_each_cpu(no_op, NULL, 1);
+}
+
+void kpmc_system_init(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(&kpmc_cgroup_look, cpu)->func = cgroup_look;
 }
 
 enum hrtimer_restart kpmc_system_tick(struct kpmc_cpu *c, struct hrtimer *timer)
 {
-	struct kpmc_system *sys = c->sys;
-	u64 tbs = (u64)sys->conf->sets.set[0].tbs_ms * NSEC_PER_MSEC;
+	struct kpmc_system_view *v;
+	struct kpmc_view_cpu *vc;
 	u64 now = ktime_get_ns();
+	unsigned int i;
+	u64 tbs;
 
-	sys_fold(c, sys_hw(sys), now);
-	if (tbs && now >= c->sys_next_record_ns) {
-		sys_record(c, sys, KPMC_REC_CPU);
+	sys_fold(c, now);
+	for (i = 0; i < c->sys_nr_views; i++) {
+		v = c->sys_view[i];
+		vc = this_cpu_ptr(v->pcpu);
+		tbs = (u64)v->conf->sets.set[0].tbs_ms * NSEC_PER_MSEC;
+		if (!tbs || now < vc->next_record_ns)
+			continue;
+		view_record(v, KPMC_REC_CPU);
 		/* Keep the grid: a late tick does not shift later records. */
-		while (c->sys_next_record_ns <= now)
-			c->sys_next_record_ns += tbs;
+		while (vc->next_record_ns <= now)
+			vc->next_record_ns += tbs;
 	}
-	hrtimer_set_expires(timer, ns_to_ktime(sys_next_expiry(c, sys, now)));
+	hrtimer_set_expires(timer, ns_to_ktime(sys_next_expiry(c, now)));
 	return HRTIMER_RESTART;
 }
 
@@ -266,11 +448,114 @@ bad:
 	return -EINVAL;
 }
 
+/* Same counters, events and modes: a view may share the configuration loaded. */
+static bool same_counters(const struct kpmc_shared_config *a, const struct kpmc_shared_config *b)
+{
+	const struct kpmc_hw_config *ha = &a->hw[0], *hb = &b->hw[0];
+	const struct kpmc_counter_req *ra, *rb;
+	const struct kpmc_config *ca = &a->sets.set[0], *cb = &b->sets.set[0];
+	unsigned long mask = ca->mask;
+	unsigned int i;
+
+	if (ca->mask != cb->mask || ha->mask != hb->mask || ha->nr != hb->nr ||
+	    ha->enable_bits != hb->enable_bits)
+		return false;
+	for (i = 0; i < ha->nr; i++)
+		if (ha->slot[i] != hb->slot[i] || ha->selector[i] != hb->selector[i] ||
+		    ha->width_mask[i] != hb->width_mask[i])
+			return false;
+	for_each_set_bit(i, &mask, KPMC_MAX_COUNTERS) {
+		ra = &ca->ctr[i];
+		rb = &cb->ctr[i];
+		if (ra->event != rb->event || ra->usr != rb->usr || ra->os != rb->os ||
+		    ra->mods != rb->mods || ra->umask != rb->umask || ra->cmask != rb->cmask ||
+		    ra->edge != rb->edge || ra->inv != rb->inv || ra->any != rb->any)
+			return false;
+	}
+	return true;
+}
+
+/* Under kpmc_system_lock: may v (counting cpus) join the counting on now? */
+static int may_join(struct kpmc_thread *owner, const struct kpmc_system *sys,
+		    const struct kpmc_system_view *v, const struct cpumask *cpus)
+{
+	unsigned int i;
+
+	for (i = 0; i < sys->nr_views; i++) {
+		if (sys->view[i]->session == v->session) {
+			kpmc_reject(owner, "enable",
+				    "system-wide monitoring is already on for this session");
+			return -EBUSY;
+		}
+	}
+	if (!same_counters(sys->conf, v->conf)) {
+		kpmc_reject(owner, "enable",
+			    "system-wide monitoring is already on with other events: sessions counting at once share one configuration");
+		return -EBUSY;
+	}
+	if (!cpumask_equal(sys->cpus, cpus)) {
+		kpmc_reject(owner, "enable",
+			    "system-wide monitoring is already on for CPUs %*pbl: sessions counting at once count the same CPUs",
+			    cpumask_pr_args(sys->cpus));
+		return -EBUSY;
+	}
+	if (sys->nr_views == KPMC_SYSTEM_VIEWS) {
+		kpmc_reject(owner, "enable",
+			    "system-wide monitoring is already on for %d sessions, the most at once",
+			    KPMC_SYSTEM_VIEWS);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static void view_free(struct kpmc_system_view *v)
+{
+	if (v->conf)
+		kpmc_shared_config_put(v->conf);
+	if (v->session)
+		kpmc_session_put(v->session);
+	if (v->cgrp)
+		kpmc_cgroup_put(v->cgrp);
+	free_percpu(v->pcpu);
+	kfree(v);
+}
+
+static void system_free(struct kpmc_system *sys)
+{
+	if (sys->conf)
+		kpmc_shared_config_put(sys->conf);
+	free_cpumask_var(sys->cpus);
+	kfree(sys);
+}
+
+/* The cgroup a view counts: the caller's open directory, never a path. */
+static int view_take_cgroup(struct kpmc_thread *owner, struct kpmc_system_view *v, int cgroup_fd)
+{
+	struct cgroup *cgrp;
+
+	if (!KPMC_HAVE_CGROUPS) {
+		kpmc_reject(owner, "enable",
+			    "'cgroup=%d': this kernel is built without cgroups (CONFIG_CGROUPS)",
+			    cgroup_fd);
+		return -EOPNOTSUPP;
+	}
+	cgrp = kpmc_cgroup_get_from_fd(cgroup_fd);
+	if (IS_ERR(cgrp)) {
+		kpmc_reject(owner, "enable",
+			    "'cgroup=%d': not an open directory of the cgroup v2 hierarchy",
+			    cgroup_fd);
+		return -EBADF;
+	}
+	v->cgrp = cgrp;
+	return 0;
+}
+
 int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len,
 		      bool exclude_idle, int cgroup_fd)
 {
 	char why[KPMC_ERR_MAX] = "";
-	struct kpmc_system *sys;
+	struct kpmc_system_view *v;
+	struct kpmc_system *sys, *fresh;
 	int err;
 
 	if (!owner->conf || owner->foreign) {
@@ -294,58 +579,50 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 			    owner->conf->sets.set[0].fmt_name);
 		return -EINVAL;
 	}
-	sys = kzalloc(sizeof(*sys), GFP_KERNEL);
-	if (!sys)
-		return -ENOMEM;
-	if (!zalloc_cpumask_var(&sys->cpus, GFP_KERNEL)) {
-		kfree(sys);
+	/*
+	 * Everything that might be needed is allocated before the locks: the
+	 * view, and the system in case this view is the first.
+	 */
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+	if (!v || !fresh || !zalloc_cpumask_var(&fresh->cpus, GFP_KERNEL)) {
+		kfree(v);
+		kfree(fresh);
 		return -ENOMEM;
 	}
-	err = parse_cpus(owner, cpulist, len, sys->cpus);
+	v->pcpu = alloc_percpu(struct kpmc_view_cpu);
+	if (!v->pcpu) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	err = parse_cpus(owner, cpulist, len, fresh->cpus);
 	if (err)
 		goto out_free;
-	sys->exclude_idle = exclude_idle;
-	/*
-	 * The caller's open directory, never a path: what it could open is
-	 * what it may name (perf's cgroup events take a descriptor too).
-	 */
+	v->exclude_idle = exclude_idle;
+	/* What the caller could open is what it may name (perf's cgroup events take a descriptor too). */
 	if (cgroup_fd >= 0) {
-		struct cgroup *cgrp = kpmc_cgroup_get_from_fd(cgroup_fd);
-
-		if (!KPMC_HAVE_CGROUPS) {
-			kpmc_reject(owner, "enable",
-				    "'cgroup=%d': this kernel is built without cgroups (CONFIG_CGROUPS)",
-				    cgroup_fd);
-			err = -EOPNOTSUPP;
+		err = view_take_cgroup(owner, v, cgroup_fd);
+		if (err)
 			goto out_free;
-		}
-		if (IS_ERR(cgrp)) {
-			kpmc_reject(owner, "enable",
-				    "'cgroup=%d': not an open directory of the cgroup v2 hierarchy",
-				    cgroup_fd);
-			err = -EBADF;
-			goto out_free;
-		}
-		sys->cgrp = cgrp;
 	}
-	sys->session = kpmc_session_of_current();
-	if (!sys->session) {
+	v->session = kpmc_session_of_current();
+	if (!v->session) {
 		kpmc_reject(owner, "enable", "no session: open /proc/kpmc/monitor first");
 		err = -EINVAL;
 		goto out_free;
 	}
 	refcount_inc(&owner->conf->ref);
-	sys->conf = owner->conf;
+	v->conf = owner->conf;
 
 	/*
 	 * The ownership of the counters (pmu.c) decides, under one lock,
-	 * against per-thread starts and other system-wide ones; not under the
-	 * hotplug lock: claiming takes it.
+	 * against per-thread starts; not under the hotplug lock: claiming
+	 * takes it. Each view holds its share.
 	 */
 	err = kpmc_pmu_get(KPMC_USER_SYSTEM, why, sizeof(why));
 	if (err) {
 		kpmc_reject(owner, "enable", "%s", why);
-		goto out_refs;
+		goto out_free;
 	}
 	cpus_read_lock();
 	mutex_lock(&kpmc_system_lock);
@@ -354,58 +631,88 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 	 * up (a child holding the inherited file exits): its close has run
 	 * kpmc_system_session_closed, and nothing would ever stop this.
 	 */
-	if (READ_ONCE(sys->session->closed)) {
-		mutex_unlock(&kpmc_system_lock);
-		cpus_read_unlock();
-		kpmc_pmu_put(KPMC_USER_SYSTEM);
+	if (READ_ONCE(v->session->closed)) {
 		kpmc_reject(owner, "enable", "the session's monitor file was closed meanwhile");
 		err = -EBADF;
-		goto out_refs;
+		goto out_unlock;
 	}
-	WARN_ON_ONCE(kpmc_system_now);
-	WRITE_ONCE(kpmc_system_now, sys);
-	on_each_cpu_mask(sys->cpus, sys_start_on_cpu, sys, true);
+	sys = kpmc_system_now;
+	if (sys) {
+		err = may_join(owner, sys, v, fresh->cpus);
+		if (err)
+			goto out_unlock;
+		sys->view[sys->nr_views++] = v;
+		on_each_cpu_mask(sys->cpus, view_add_on_cpu, v, true);
+	} else {
+		sys = fresh;
+		fresh = NULL;
+		refcount_inc(&v->conf->ref);
+		sys->conf = v->conf;
+		sys->view[0] = v;
+		sys->nr_views = 1;
+		WRITE_ONCE(kpmc_system_now, sys);
+		on_each_cpu_mask(sys->cpus, sys_start_on_cpu, sys, true);
+	}
 	mutex_unlock(&kpmc_system_lock);
 	cpus_read_unlock();
+	if (fresh)
+		system_free(fresh);
 	return 0;
 
-out_refs:
-	kpmc_shared_config_put(sys->conf);
-	kpmc_session_put(sys->session);
+out_unlock:
+	mutex_unlock(&kpmc_system_lock);
+	cpus_read_unlock();
+	kpmc_pmu_put(KPMC_USER_SYSTEM);
 out_free:
-	if (sys->cgrp)
-		kpmc_cgroup_put(sys->cgrp);
-	free_cpumask_var(sys->cpus);
-	kfree(sys);
+	view_free(v);
+	system_free(fresh);
 	return err;
 }
 
 /* Caller holds the hotplug read lock and kpmc_system_lock; sys is kpmc_system_now. */
-static void system_stop_locked(struct kpmc_system *sys)
+static void view_stop_locked(struct kpmc_system *sys, unsigned int i)
 {
-	on_each_cpu_mask(sys->cpus, sys_stop_on_cpu, sys, true);
-	WRITE_ONCE(kpmc_system_now, NULL);
+	struct kpmc_system_view *v = sys->view[i];
+
+	if (sys->nr_views == 1) {
+		on_each_cpu_mask(sys->cpus, sys_stop_on_cpu, NULL, true);
+		WRITE_ONCE(kpmc_system_now, NULL);
+		system_free(sys);
+	} else {
+		on_each_cpu_mask(sys->cpus, view_remove_on_cpu, v, true);
+		sys->nr_views--;
+		memmove(&sys->view[i], &sys->view[i + 1],
+			(sys->nr_views - i) * sizeof(sys->view[0]));
+	}
+	/* No CPU holds v any more: the calls above waited for each. */
+	view_free(v);
 	kpmc_pmu_put(KPMC_USER_SYSTEM);
-	kpmc_shared_config_put(sys->conf);
-	kpmc_session_put(sys->session);
-	if (sys->cgrp)
-		kpmc_cgroup_put(sys->cgrp);
-	free_cpumask_var(sys->cpus);
-	kfree(sys);
+}
+
+/* Under kpmc_system_lock: the index of s's view, or -1. */
+static int view_of_session(const struct kpmc_system *sys, const struct kpmc_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; sys && s && i < sys->nr_views; i++)
+		if (sys->view[i]->session == s)
+			return i;
+	return -1;
 }
 
 int kpmc_system_stop(struct kpmc_thread *owner)
 {
 	struct kpmc_session *s = kpmc_session_of_current();
-	int err = 0;
+	int err = 0, i;
 
 	cpus_read_lock();
 	mutex_lock(&kpmc_system_lock);
-	if (!kpmc_system_now || !s || kpmc_system_now->session != s) {
+	i = view_of_session(kpmc_system_now, s);
+	if (i < 0) {
 		kpmc_reject(owner, "enable", "system-wide monitoring is not on for this session");
 		err = -EINVAL;
 	} else {
-		system_stop_locked(kpmc_system_now);
+		view_stop_locked(kpmc_system_now, i);
 	}
 	mutex_unlock(&kpmc_system_lock);
 	cpus_read_unlock();
@@ -416,10 +723,13 @@ int kpmc_system_stop(struct kpmc_thread *owner)
 
 void kpmc_system_session_closed(struct kpmc_session *s)
 {
+	int i;
+
 	cpus_read_lock();
 	mutex_lock(&kpmc_system_lock);
-	if (kpmc_system_now && kpmc_system_now->session == s)
-		system_stop_locked(kpmc_system_now);
+	i = view_of_session(kpmc_system_now, s);
+	if (i >= 0)
+		view_stop_locked(kpmc_system_now, i);
 	mutex_unlock(&kpmc_system_lock);
 	cpus_read_unlock();
 }
@@ -428,8 +738,8 @@ void kpmc_system_exit(void)
 {
 	cpus_read_lock();
 	mutex_lock(&kpmc_system_lock);
-	if (kpmc_system_now)
-		system_stop_locked(kpmc_system_now);
+	while (kpmc_system_now)
+		view_stop_locked(kpmc_system_now, kpmc_system_now->nr_views - 1);
 	mutex_unlock(&kpmc_system_lock);
 	cpus_read_unlock();
 }

@@ -211,17 +211,45 @@ struct kpmc_thread {
 #define KPMC_NO_AUTO_INIT
 #endif
 
-/* System-wide monitoring of a set of CPUs (kpmc -S): one at a time. */
-struct kpmc_system {
+/* How many sessions may count system-wide at once, sharing one configuration. */
+#define KPMC_SYSTEM_VIEWS	8
+
+/* A view's counts on one CPU since its last record there. */
+struct kpmc_view_cpu {
+	u64 acc[KPMC_MAX_COUNTERS];
+	u64 run_ns;			/* counted time */
+	u64 next_record_ns;		/* wall time of the next TBS record */
+	u64 nsample;
+};
+
+/*
+ * One session's system-wide monitoring (kpmc -S, -G): which tasks it
+ * counts, and where its records go. Each CPU of its kpmc_system folds the
+ * counters into it while a task it counts runs there.
+ */
+struct kpmc_system_view {
 	struct kpmc_shared_config *conf;
 	struct kpmc_session *session;
-	cpumask_var_t cpus;
 	bool exclude_idle;
 	/*
 	 * Counting only while a task of this cgroup (v2) or of one below it
 	 * runs, as perf's cgroup events count; NULL: whatever runs. Held.
 	 */
 	struct cgroup *cgrp;
+	struct kpmc_view_cpu __percpu *pcpu;
+};
+
+/*
+ * System-wide monitoring of a set of CPUs: one hardware configuration
+ * loaded on them (the first view's; later views must configure the same
+ * counters) and the sessions' views of it, so that several cgroups (jobs,
+ * containers) are counted at once on the same counters.
+ */
+struct kpmc_system {
+	struct kpmc_shared_config *conf;
+	cpumask_var_t cpus;
+	struct kpmc_system_view *view[KPMC_SYSTEM_VIEWS];	/* under kpmc_system_lock */
+	unsigned int nr_views;
 };
 
 /* What each CPU's counters hold, and its fold / sampling timer (pmu.c). */
@@ -230,14 +258,17 @@ struct kpmc_cpu {
 	u64 loaded_generation;		/* config in the selectors; 0: none */
 	u64 last_raw[KPMC_MAX_COUNTERS];
 	struct hrtimer timer;		/* folds counters and takes TBS records */
-	/* System-wide mode: this CPU is counted whatever runs on it. */
+	/*
+	 * System-wide mode: this CPU's counters count for sys's views, this
+	 * CPU's copy of them, which only this CPU changes (IRQs off, as its
+	 * switch hook and timer run).
+	 */
 	struct kpmc_system *sys;
-	u64 sys_acc[KPMC_MAX_COUNTERS];
-	u64 sys_run_ns;			/* counted time since the last record */
-	u64 sys_since_ns;		/* last fold, or resume from idle */
-	u64 sys_next_record_ns;		/* wall time of the next TBS record */
-	u64 sys_nsample;
-	bool sys_paused;		/* idle excluded and the idle task runs */
+	struct kpmc_system_view *sys_view[KPMC_SYSTEM_VIEWS];
+	unsigned int sys_nr_views;
+	u32 sys_counting;		/* bit i: sys_view[i] counts what runs; 0: stopped */
+	bool sys_filtered;		/* a view counts only some tasks: switches look */
+	u64 sys_since_ns;		/* last fold, or resume */
 	bool user_access;		/* the backend grants user-space counter reads now */
 	bool pm_saved;			/* folded for a PMU power-down, not yet reloaded */
 };

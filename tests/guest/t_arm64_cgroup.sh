@@ -91,6 +91,49 @@ grep -q "^cgcount refused -9 .*not an open directory of the cgroup v2 hierarchy"
 	r="$r /tmp: $(cat $OUT/cg_libbad.txt);"
 verdict arm64_cgroup_from_libkpmc "$r"
 
+# Two cgroups counted at once (two jobs on one node): kb below ka, each
+# counted by a session of its own with the same events (libkpmc's for kb,
+# kpmc -G's for ka, sharing the counters), the same runs counted by perf's
+# cgroup events (two perfcount, one inside the other). cgwork puts 12N into
+# ka, then 24N into kb, which ka counts too (its descendants): ka 36N, kb
+# 24N, each with the few hundred of libc per cgwork step. A session asking
+# for other events while one counts is refused, named (on its own: any step
+# more between the two cgwork changes their libc's store-exclusive retries,
+# 24 instructions, whichever tool counts).
+r=""
+mkdir -p $CG/ka/kb
+{
+	echo "$BIN/cgwork $CG/ka $N"
+	echo "$BIN/cgwork $CG/ka/kb $((2 * N))"
+} >/tmp/cg_two.sh
+dmesg -c >/dev/null
+"$BIN/cgcount" $CG/ka/kb pmc1=0x8 /bin/kpmc -G ka -A -c pmc1=0x8 -- sh /tmp/cg_two.sh \
+	>$OUT/cg_two_kpmc.txt 2>&1 || r="cgcount around kpmc -G failed: $(tail -n 3 $OUT/cg_two_kpmc.txt);"
+"$BIN/perfcount" -G $CG/ka/kb "$BIN/perfcount" -G $CG/ka sh /tmp/cg_two.sh \
+	>$OUT/cg_two_perf.txt 2>&1 || r="$r perfcount around perfcount failed: $(tail -n 3 $OUT/cg_two_perf.txt);"
+"$BIN/cgcount" $CG/ka/kb pmc1=0x8 /bin/kpmc -G ka -A -c pmc1=0x11 -- true >$OUT/cg_other.txt 2>&1
+cat $OUT/cg_two_kpmc.txt $OUT/cg_two_perf.txt $OUT/cg_other.txt
+ka=$(cg_total $OUT/cg_two_kpmc.txt)
+kb=$(sed -n 's/^cgcount stop 0 pmc1=\([0-9]*\) .*/\1/p' $OUT/cg_two_kpmc.txt)
+# The inner perfcount (ka) ends and prints first.
+pa=$(sed -n 's/^perfcount count=\([0-9]*\) .*/\1/p' $OUT/cg_two_perf.txt | sed -n 1p)
+pb=$(sed -n 's/^perfcount count=\([0-9]*\) .*/\1/p' $OUT/cg_two_perf.txt | sed -n 2p)
+echo "two cgroups at once: ka kpmc $ka perf $pa (36N = $((36 * N))); kb libkpmc $kb perf $pb (24N = $((24 * N)))"
+[ -n "$ka" ] && [ -n "$pa" ] && [ $((ka - pa)) -le $CG_RUN_SLACK ] && [ $((pa - ka)) -le $CG_RUN_SLACK ] ||
+	r="$r ka: kpmc -G '$ka', perf -G '$pa';"
+[ -n "$kb" ] && [ -n "$pb" ] && [ $((kb - pb)) -le $CG_RUN_SLACK ] && [ $((pb - kb)) -le $CG_RUN_SLACK ] ||
+	r="$r kb: libkpmc '$kb', perf -G '$pb';"
+[ -n "$ka" ] && [ "$ka" -ge $((36 * N)) ] && [ "$ka" -le $((36 * N + 40000)) ] ||
+	r="$r ka counted '$ka', expected 36N and at most 40,000 more;"
+[ -n "$kb" ] && [ "$kb" -ge $((24 * N)) ] && [ "$kb" -le $((24 * N + 20000)) ] ||
+	r="$r kb counted '$kb', expected 24N and at most 20,000 more;"
+grep -qF "system-wide monitoring is already on with other events" $OUT/cg_other.txt ||
+	r="$r a session with other events: $(tail -n 1 $OUT/cg_other.txt);"
+dmesg | grep -qF "kpmc: enable: system-wide monitoring is already on with other events: sessions counting at once share one configuration" ||
+	r="$r no dmesg line for the session with other events;"
+verdict arm64_cgroup_two_at_once "$r"
+rmdir $CG/ka/kb $CG/ka
+
 # A cgroup that does not exist is made for the program, which runs in it
 # from its first instruction, and removed at the end: loop's own count
 # (per thread, from its exec) and the few hundred instructions of kpmc's

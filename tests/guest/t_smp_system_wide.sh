@@ -52,7 +52,12 @@ sp=$!
 sleep 0.3
 kpmc -A -c pmc0 -- /bin/true >$OUT/sysexcl.txt 2>&1 && r="$r per-thread monitoring during -S succeeded;"
 grep -q "system-wide monitoring is on" $OUT/sysexcl.txt || r="$r no reason: $(cat $OUT/sysexcl.txt);"
-kpmc -S -c pmc0 -- /bin/true >$OUT/sysexcl2.txt 2>&1 && r="$r a second -S succeeded;"
+# A second -S beside it: with the same events it shares the counters, with
+# others it is refused, named.
+kpmc -S -c pmc0 -- /bin/true >$OUT/sysexcl2.txt 2>&1 || r="$r a second -S of the same events failed: $(tail -n 1 $OUT/sysexcl2.txt);"
+kpmc -S -c pmc1=0x8 -- /bin/true >$OUT/sysexcl3.txt 2>&1 && r="$r a second -S of other events succeeded;"
+grep -q "system-wide monitoring is already on with other events" $OUT/sysexcl3.txt ||
+	r="$r no reason for the second -S of other events: $(tail -n 1 $OUT/sysexcl3.txt);"
 wait $sp || r="$r the first -S failed;"
 kpmc -S -C 5 -c pmc0 -- /bin/true >$OUT/sysbadcpu.txt 2>&1 && r="$r -C 5 (offline) succeeded;"
 grep -q "online" $OUT/sysbadcpu.txt || r="$r no reason for -C 5: $(cat $OUT/sysbadcpu.txt);"
@@ -60,4 +65,47 @@ sleep 0.5
 live=$(sed -n 's/^live_objects: \([0-9]*\).*/\1/p' /proc/kpmc/info)
 [ "$live" = 0 ] || r="$r $(grep live_objects /proc/kpmc/info);"
 verdict smp_system_wide_privilege_and_exclusion "$r"
+
+# A task moved into a counted cgroup and out again while it runs on the
+# other CPU (cgmove: it never waits; only other tasks on its CPU switch it,
+# 3 to 22 times over a run): it counts from the move in to the move out, as
+# perf's cgroup events count it (the same program, the same boot).
+# cgmove's span, the chunks the spinner did between the moves as the mover
+# saw them return: what follows a move at once counts the span plus the
+# mover's lag (perf, which waits for the spinner's CPU: +212 to +222 chunks
+# over 8 runs; kpmc, which asks it without waiting: +10 to +409 over 14).
+# Counting that followed the task's cgroup only at its switches counted
+# +793 to +13,799 over 8 runs (the look at the move left out).
+if grep -qw cgroup2 /proc/filesystems; then
+	r=""
+	CG=/sys/fs/cgroup
+	grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG
+	echo +pids >$CG/cgroup.subtree_control
+	mkdir -p $CG/km
+	CHUNKS=5000
+	# The tools on CPU 0 with cgmove's mover, away from the spinner.
+	taskset 1 kpmc -G km -A -c pmc1=0x8 -- "$BIN/cgmove" $CG/km $CHUNKS >$OUT/cgmove_kpmc.txt 2>&1 ||
+		r="kpmc -G failed: $(tail -n 3 $OUT/cgmove_kpmc.txt);"
+	taskset 1 "$BIN/perfcount" -G $CG/km "$BIN/cgmove" $CG/km $CHUNKS >$OUT/cgmove_perf.txt 2>&1 ||
+		r="$r perfcount -G failed: $(tail -n 3 $OUT/cgmove_perf.txt);"
+	cat $OUT/cgmove_kpmc.txt $OUT/cgmove_perf.txt
+	for tool in kpmc perf; do
+		f=$OUT/cgmove_$tool.txt
+		if [ $tool = kpmc ]; then
+			n=$(awk '$1 == "all" { print $4 }' $f)
+		else
+			n=$(sed -n 's/^perfcount count=\([0-9]*\) .*/\1/p' $f)
+		fi
+		set -- $(sed -n 's/^cgmove chunk=\([0-9]*\) .* span=\([0-9]*\) switches=\([0-9]*\)$/\1 \2 \3/p' $f)
+		# A chunk: its loop, and the few instructions of the progress
+		# count and the stop test (16 at most).
+		lo=$(($1 * ($2 - 200)))
+		hi=$((($1 + 16) * ($2 + 600)))
+		echo "moved while running, $tool: $n in [$lo, $hi] ($((${n:-0} / $1)) chunks of $1 instructions, span $2, the spinner switched $3 times)"
+		[ -n "$n" ] && [ "$n" -ge "$lo" ] && [ "$n" -le "$hi" ] ||
+			r="$r $tool counted '$n' inside, expected $lo to $hi;"
+	done
+	verdict smp_cgroup_moved_while_running "$r"
+	rmdir $CG/km
+fi
 rmmod kpmc

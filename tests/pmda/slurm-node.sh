@@ -119,18 +119,23 @@ say "submitted job d=$d"
 wait_jobs "$d"
 # Job e: sbatch --kpmc over both nodes, srun inside (which inherits --kpmc):
 # the batch step counts the job on node1 (its script, srun, the step's task
-# there), the step counts itself on node2.
+# there), the step counts itself on both nodes (on node1 beside the batch
+# step, on the same counters).
 e=$(as_hpc sbatch --parsable -N2 "--kpmc=$EVENTS" --wrap "srun /kpmc/jobloop 0 $ITERS 0")
 say "submitted job e=$e"
 wait_jobs "$e"
 say "job e: $(tr '\n' ' ' </home/hpc/slurm-$e.out)"
 say "spool after the jobs: $(ls -a /var/spool/kpmc | tr '\n' ' ')"
-# Job f: two steps at once on node1 (the second --overlap), both --kpmc: the
-# first holds the node's counters, the second runs uncounted and says so.
+# Job f: three steps at once on node1 (the later ones --overlap). The first
+# counts five loops; while it runs, a step asking for other events runs
+# uncounted and says so, then one with the same events counts its own loop
+# beside the first (the module counts both cgroups on the same counters).
 long=$((5 * ITERS))
 f=$(as_hpc sbatch --parsable -N1 -w node1 --wrap "srun --kpmc=$EVENTS /kpmc/jobloop 0 $long 0 &
 while ! pgrep -u hpc -f 'jobloop 0 $long 0' >/dev/null; do sleep 0.2; done
-srun --overlap --kpmc=$EVENTS /kpmc/jobloop 0 1000 0; echo second-rc=\$?; wait")
+srun --overlap --kpmc=${EVENTS%%,pmc1=*} /kpmc/jobloop 0 1000 0; echo other-rc=\$?
+srun --overlap --kpmc=$EVENTS /kpmc/jobloop 0 $ITERS 0; echo second-rc=\$?
+pgrep -u hpc -f 'jobloop 0 $long 0' >/dev/null && echo first-still-running; wait")
 say "submitted job f=$f"
 wait_jobs "$f"
 say "job f: $(tr '\n' ' ' </home/hpc/slurm-$f.out)"

@@ -14,8 +14,9 @@
  *                   counted (common/cgroup_count.h); for the batch step, the job's
  *                   cgroup on this node: the script and every step's tasks
  *                   here, as sbatch --kpmc job.sh means (the job's steps,
- *                   which inherit --kpmc, count themselves on the other
- *                   nodes and leave the batch node's to it)
+ *                   which inherit --kpmc, count themselves on every node,
+ *                   the batch node too: the module counts several cgroups
+ *                   at once with the same events)
  *   exit            counting stopped, the totals written
  * The step is named by Slurm's own items (job id, its cgroup), never by
  * what the tasks say (their environment). Kernel-mode events are counted
@@ -25,7 +26,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,31 +49,6 @@ static char spool[200] = KPMC_SPOOL_DEFAULT;
 static struct kpmc_cgroup_count count = { .fd = -1 };
 static struct kpmc_step_report report;
 static int started;
-static int marked;		/* this step wrote the node's counting marker */
-
-/*
- * The node's counting marker in the spool, "JOB PID": which job's batch
- * step counts this node's tasks of that job, so that its other steps here
- * (which inherit --kpmc, and find the counters taken) know their tasks are
- * counted already. Root's, in root's spool.
- */
-#define KPMC_MARKER ".counting"
-
-/* Does the marker say that a live slurmstepd counts job here? */
-static int job_counted_here(uint32_t job)
-{
-	char path[256], text[64] = "";
-	unsigned int j;
-	int pid, fd, n;
-
-	snprintf(path, sizeof(path), "%s/" KPMC_MARKER, spool);
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	n = fd < 0 ? -1 : (int)read(fd, text, sizeof(text) - 1);
-	if (fd >= 0)
-		close(fd);
-	text[n > 0 ? n : 0] = '\0';
-	return sscanf(text, "%u %d", &j, &pid) == 2 && j == job && pid > 0 && kill(pid, 0) == 0;
-}
 
 static int kpmc_opt(int val, const char *optarg, int remote)
 {
@@ -199,15 +174,12 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	}
 	e = kpmc_cgroup_count_start(&count, events, cg, err, sizeof(err));
 	close(cg);
-	if (e == -EBUSY && strcmp(report.step, "batch") && job_counted_here(report.job)) {
-		slurm_info("kpmc: job %u step %s: counted in the job's batch step on this node",
-			   report.job, report.step);
-		return 0;
-	}
 	/*
-	 * Another step holds this node's counters (a job sharing the node,
-	 * an overlapping step): this one runs, uncounted, and says so; a job
-	 * is not failed for what another job does.
+	 * Other steps count this node with other events (a job sharing the
+	 * node, or an overlapping step or the batch step asking for others;
+	 * with the same events they count at once), or threads are counted
+	 * per thread here: this one runs, uncounted, and says so; a job is
+	 * not failed for what another job does.
 	 */
 	if (e == -EBUSY) {
 		node_name(report.node, sizeof(report.node));
@@ -218,13 +190,6 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	if (e) {
 		slurm_error("kpmc: --kpmc=%s: %s", events, err);
 		return -1;
-	}
-	if (!strcmp(report.step, "batch")) {
-		snprintf(text, sizeof(text), "%u %d\n", report.job, (int)getpid());
-		if (kpmc_step_spool(spool, KPMC_MARKER, text, err, sizeof(err)))
-			slurm_error("kpmc: %s (the job's steps on this node will be refused)", err);
-		else
-			marked = 1;
 	}
 	node_name(report.node, sizeof(report.node));
 	snprintf(report.events, sizeof(report.events), "%s", events);
@@ -270,13 +235,6 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)av;
 	if (!spank_remote(sp) || count.fd < 0)
 		return 0;
-	if (marked) {
-		char path[256];
-
-		snprintf(path, sizeof(path), "%s/" KPMC_MARKER, spool);
-		unlink(path);
-		marked = 0;
-	}
 	if (kpmc_cgroup_count_finish(&count, err, sizeof(err))) {
 		slurm_error("kpmc: job %u step %s: %s", report.job, report.step, err);
 		return -1;

@@ -19,6 +19,11 @@ void kpmc_hook_switch(struct task_struct *prev, struct task_struct *next);
 void kpmc_hook_migrate(struct task_struct *task, int new_cpu);
 /* The task_struct is about to be freed (any context): no state may outlive it. */
 void kpmc_hook_free(struct task_struct *task);
+/*
+ * The task (with threadgroup, its whole process) was just moved to another
+ * cgroup, perhaps while it runs (IRQs off, cgroup locks held).
+ */
+void kpmc_hook_cgroup_moved(struct task_struct *task, bool threadgroup);
 
 struct kpmc_hook_source {
 	const char *name;
@@ -26,6 +31,24 @@ struct kpmc_hook_source {
 	/* Returns once no hook call is in flight any more. */
 	void (*detach)(void);
 };
+
+/*
+ * Cgroup moves have no pmc_ops notification: both sources take them from
+ * the cgroup_attach_task tracepoint, where the kernel has cgroups.
+ */
+#if defined(CONFIG_TRACEPOINTS) && defined(CONFIG_CGROUPS)
+int kpmc_cgroup_hook_attach(void);
+void kpmc_cgroup_hook_detach(void);
+#else
+static inline int kpmc_cgroup_hook_attach(void)
+{
+	return 0;
+}
+
+static inline void kpmc_cgroup_hook_detach(void)
+{
+}
+#endif
 
 extern const struct kpmc_hook_source kpmc_tracepoint_hooks;
 extern const struct kpmc_hook_source kpmc_pmc_ops_hooks;	/* CONFIG_PMC_OPS kernels */
