@@ -38,7 +38,8 @@ bool kpmc_system_active(void);
 /* cgroup_fd: an open directory of the cgroup v2 tree to count alone; -1: none. */
 int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len,
 		      bool exclude_idle, int cgroup_fd);
-int kpmc_system_stop(struct kpmc_thread *owner);
+/* The caller's session's system-wide counting stops: all of it, or start id (its records' detail). */
+int kpmc_system_stop(struct kpmc_thread *owner, u32 id);
 void kpmc_system_session_closed(struct kpmc_session *s);
 void kpmc_system_switch(struct kpmc_cpu *c, struct task_struct *prev,
 			struct task_struct *next);

@@ -199,7 +199,7 @@ static int enable_system(struct kpmc_thread *t, const char *cpus, size_t len,
 	return kpmc_system_start(t, cpus, len, exclude_idle, cgroup_fd);
 }
 
-/* "cgroup=FD": every CPU, counting while the cgroup's tasks run. */
+/* "cgroup=FD": every CPU, counting while the cgroup's tasks run (a session may count several). */
 static int enable_cgroup(struct kpmc_thread *t, const char *fd, size_t len)
 {
 	char q[KPMC_QUOTE_MAX + 2];
@@ -211,6 +211,21 @@ static int enable_cgroup(struct kpmc_thread *t, const char *fd, size_t len)
 		return -EINVAL;
 	}
 	return enable_system(t, "all", 3, false, (int)v);
+}
+
+/* "stop=ID": one of the session's system-wide starts (its records' detail) stops. */
+static int enable_stop_one(struct kpmc_thread *t, const char *id, size_t len)
+{
+	char q[KPMC_QUOTE_MAX + 2];
+	u64 v;
+
+	if (kpmc_parse_u64(id, len, &v) || v == 0 || v > U32_MAX) {
+		kpmc_quote_token(q, sizeof(q), id, len);
+		kpmc_reject(t, "enable", "'stop=%s': want the number of a system-wide start (1, 2, ...)",
+			    q);
+		return -EINVAL;
+	}
+	return kpmc_system_stop(t, (u32)v);
 }
 
 static ssize_t enable_write(struct file *f, const char __user *ubuf,
@@ -237,13 +252,15 @@ static ssize_t enable_write(struct file *f, const char __user *ubuf,
 	} else if (is_word(buf, count, "stop")) {
 		r = kpmc_threads_stop_all(t);
 	} else if (is_word(buf, count, "0")) {
-		r = kpmc_system_active() ? kpmc_system_stop(t) : kpmc_thread_stop_self(t);
+		r = kpmc_system_active() ? kpmc_system_stop(t, 0) : kpmc_thread_stop_self(t);
 	} else if (len > 5 && !memcmp(buf, "cpus=", 5)) {
 		r = enable_system(t, buf + 5, len - 5, false, -1);
 	} else if (len > 12 && !memcmp(buf, "cpus_noidle=", 12)) {
 		r = enable_system(t, buf + 12, len - 12, true, -1);
 	} else if (len > 7 && !memcmp(buf, "cgroup=", 7)) {
 		r = enable_cgroup(t, buf + 7, len - 7);
+	} else if (len > 5 && !memcmp(buf, "stop=", 5)) {
+		r = enable_stop_one(t, buf + 5, len - 5);
 	} else if (len > 4 && !memcmp(buf, "pid=", 4)) {
 		comma = memchr(buf, ',', len);
 		if (comma) {
@@ -272,7 +289,7 @@ static ssize_t enable_write(struct file *f, const char __user *ubuf,
 		r = stop ? kpmc_thread_detach(t, pid) : kpmc_thread_attach(t, pid, at_exec);
 	} else {
 		kpmc_quote_token(q, sizeof(q), buf, len);
-		kpmc_reject(t, "enable", "'%s': expected 1, 0, stop, pid=N, pid=N,exec, pid=N,stop, cpus=LIST, cpus_noidle=LIST or cgroup=FD",
+		kpmc_reject(t, "enable", "'%s': expected 1, 0, stop, pid=N, pid=N,exec, pid=N,stop, cpus=LIST, cpus_noidle=LIST, cgroup=FD or stop=ID",
 			    q);
 		r = -EINVAL;
 	}

@@ -136,6 +136,7 @@ static void view_record(struct kpmc_system_view *v, enum kpmc_record_kind kind)
 	kpmc_record_build(&rec, kind, &v->conf->sets.set[0], &v->conf->hw[0],
 			  vc->acc, vc->run_ns, NULL);
 	rec.nsample = ++vc->nsample;
+	rec.detail = v->id;
 	kpmc_ring_push(v->session->ring, &rec);
 	memset(vc->acc, 0, sizeof(vc->acc));
 	vc->run_ns = 0;
@@ -481,10 +482,17 @@ static int may_join(struct kpmc_thread *owner, const struct kpmc_system *sys,
 {
 	unsigned int i;
 
+	/* A session may count several cgroups, each once; or else one start. */
 	for (i = 0; i < sys->nr_views; i++) {
-		if (sys->view[i]->session == v->session) {
+		if (sys->view[i]->session != v->session)
+			continue;
+		if (!v->cgrp || !sys->view[i]->cgrp) {
 			kpmc_reject(owner, "enable",
 				    "system-wide monitoring is already on for this session");
+			return -EBUSY;
+		}
+		if (sys->view[i]->cgrp == v->cgrp) {
+			kpmc_reject(owner, "enable", "this session counts that cgroup already");
 			return -EBUSY;
 		}
 	}
@@ -637,6 +645,7 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 		goto out_unlock;
 	}
 	sys = kpmc_system_now;
+	v->id = v->session->system_views + 1;
 	if (sys) {
 		err = may_join(owner, sys, v, fresh->cpus);
 		if (err)
@@ -653,6 +662,7 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 		WRITE_ONCE(kpmc_system_now, sys);
 		on_each_cpu_mask(sys->cpus, sys_start_on_cpu, sys, true);
 	}
+	v->session->system_views = v->id;
 	mutex_unlock(&kpmc_system_lock);
 	cpus_read_unlock();
 	if (fresh)
@@ -689,33 +699,46 @@ static void view_stop_locked(struct kpmc_system *sys, unsigned int i)
 	kpmc_pmu_put(KPMC_USER_SYSTEM);
 }
 
-/* Under kpmc_system_lock: the index of s's view, or -1. */
-static int view_of_session(const struct kpmc_system *sys, const struct kpmc_session *s)
+/* Under kpmc_system_lock: the index of s's view (the one of id, unless 0), or -1. */
+static int view_of_session(const struct kpmc_system *sys, const struct kpmc_session *s, u32 id)
 {
 	unsigned int i;
 
 	for (i = 0; sys && s && i < sys->nr_views; i++)
-		if (sys->view[i]->session == s)
+		if (sys->view[i]->session == s && (!id || sys->view[i]->id == id))
 			return i;
 	return -1;
 }
 
-int kpmc_system_stop(struct kpmc_thread *owner)
+/* Every view of s, or its view id alone: 0, or -1 where there is none. */
+static int stop_views(struct kpmc_session *s, u32 id)
 {
-	struct kpmc_session *s = kpmc_session_of_current();
-	int err = 0, i;
+	int i, stopped = 0;
 
 	cpus_read_lock();
 	mutex_lock(&kpmc_system_lock);
-	i = view_of_session(kpmc_system_now, s);
-	if (i < 0) {
-		kpmc_reject(owner, "enable", "system-wide monitoring is not on for this session");
-		err = -EINVAL;
-	} else {
+	while ((i = view_of_session(kpmc_system_now, s, id)) >= 0) {
 		view_stop_locked(kpmc_system_now, i);
+		stopped++;
 	}
 	mutex_unlock(&kpmc_system_lock);
 	cpus_read_unlock();
+	return stopped ? 0 : -1;
+}
+
+int kpmc_system_stop(struct kpmc_thread *owner, u32 id)
+{
+	struct kpmc_session *s = kpmc_session_of_current();
+	int err = 0;
+
+	if (stop_views(s, id)) {
+		if (id)
+			kpmc_reject(owner, "enable", "'stop=%u': this session started no such system-wide counting",
+				    id);
+		else
+			kpmc_reject(owner, "enable", "system-wide monitoring is not on for this session");
+		err = -EINVAL;
+	}
 	if (s)
 		kpmc_session_put(s);
 	return err;
@@ -723,15 +746,7 @@ int kpmc_system_stop(struct kpmc_thread *owner)
 
 void kpmc_system_session_closed(struct kpmc_session *s)
 {
-	int i;
-
-	cpus_read_lock();
-	mutex_lock(&kpmc_system_lock);
-	i = view_of_session(kpmc_system_now, s);
-	if (i >= 0)
-		view_stop_locked(kpmc_system_now, i);
-	mutex_unlock(&kpmc_system_lock);
-	cpus_read_unlock();
+	stop_views(s, 0);
 }
 
 void kpmc_system_exit(void)

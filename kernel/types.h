@@ -69,6 +69,7 @@ struct kpmc_session {
 	/* Its records (ring.c): producers write there; a no-loss wait may outlive s. */
 	struct kpmc_ring *ring;
 	bool closed;			/* the reader closed its file */
+	u32 system_views;		/* system-wide views it started (ids); kpmc_system_lock */
 	/*
 	 * Its threads stop counting and it takes no thread any more: the
 	 * reader asked for their last records (enable "stop"; the ring stays
@@ -230,6 +231,7 @@ struct kpmc_view_cpu {
 struct kpmc_system_view {
 	struct kpmc_shared_config *conf;
 	struct kpmc_session *session;
+	u32 id;				/* the session's 1, 2, ...: its records' detail */
 	bool exclude_idle;
 	/*
 	 * Counting only while a task of this cgroup (v2) or of one below it

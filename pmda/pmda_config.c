@@ -22,7 +22,7 @@ struct parse_state {
 	char *err;
 	size_t len;
 	unsigned int interval_line, threads_line, grace_line, rescan_line, first_process_line,
-		     cpus_line, kernel_line, save_line, steps_line;
+		     cpus_line, kernel_line, save_line, steps_line, first_cgroups_line;
 	char kernel_token[128];	/* the first event that counts kernel mode, or "" */
 };
 
@@ -179,6 +179,10 @@ static int parse_process(struct parse_state *s, struct kpmc_pmda_config *c, cons
 	if (c->system_wide)
 		return refuse(s, "process",
 			      "cpus (system-wide) is on: the kernel counts per CPU or per thread, not both");
+	if (c->ncgroup_patterns)
+		return refuse(s, "process",
+			      "cgroups given (line %u): the kernel counts per cgroup or per thread, not both",
+			      s->first_cgroups_line);
 	if (c->nsel == KPMC_PMDA_MAX_SELECTORS)
 		return refuse(s, arg, "more than %d process lines", KPMC_PMDA_MAX_SELECTORS);
 	if (!eq)
@@ -244,6 +248,37 @@ static int dotdot(const char *path)
 }
 
 /* A directive that may appear once: -1 (refused) if it did before. */
+/*
+ * "cgroups PATTERN": an absolute cgroup v2 path, '*' and '?' its only
+ * wildcards, no "..": what a directory of the cgroup tree may be called.
+ */
+static int parse_cgroups(struct parse_state *s, struct kpmc_pmda_config *c, const char *pat)
+{
+	const char *p;
+
+	if (c->nsel)
+		return refuse(s, "cgroups",
+			      "process lines given (first on line %u): the kernel counts per thread or per cgroup, not both",
+			      s->first_process_line);
+	if (c->system_wide)
+		return refuse(s, "cgroups", "cpus given (line %u): count CPUs or cgroups, not both",
+			      s->cpus_line);
+	if (c->ncgroup_patterns == KPMC_PMDA_MAX_CGROUP_PATTERNS)
+		return refuse(s, pat, "more than %d cgroups lines", KPMC_PMDA_MAX_CGROUP_PATTERNS);
+	if (pat[0] != '/' || strlen(pat) >= KPMC_PMDA_CGROUP_PATH_MAX || dotdot(pat))
+		return refuse(s, pat,
+			      "not an absolute cgroup path (as /proc/PID/cgroup shows it, without '..', at most %d characters)",
+			      KPMC_PMDA_CGROUP_PATH_MAX - 1);
+	for (p = pat; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("/_.-@:+=*?", *p))
+			return refuse(s, pat, "character '%c': a pattern takes letters, digits, / _ . - @ : + = and the wildcards * ?",
+				      *p);
+	strcpy(c->cgroup_pattern[c->ncgroup_patterns++], pat);
+	if (!s->first_cgroups_line)
+		s->first_cgroups_line = s->line;
+	return 0;
+}
+
 static int once(struct parse_state *s, const char *word, unsigned int *seen)
 {
 	if (*seen)
@@ -359,9 +394,14 @@ static int parse_line(struct parse_state *s, struct kpmc_pmda_config *c, char *l
 		strcpy(c->steps_dir, tok[1]);
 		return 0;
 	}
+	if (!strcmp(w, "cgroups"))
+		return parse_cgroups(s, c, tok[1]);
 	if (!strcmp(w, "cpus")) {
 		if (c->system_wide)
 			return refuse(s, w, "given again");
+		if (c->ncgroup_patterns)
+			return refuse(s, w, "cgroups given (line %u): count CPUs or cgroups, not both",
+				      s->first_cgroups_line);
 		if (c->nsel)
 			return refuse(s, w,
 				      "process lines given (first on line %u): the kernel counts per thread or per CPU, not both",
@@ -377,7 +417,7 @@ static int parse_line(struct parse_state *s, struct kpmc_pmda_config *c, char *l
 		return 0;
 	}
 	return refuse(s, w,
-		      "unknown directive (events, interval, process, threads, cpus, grace, rescan, kernel, save, steps)");
+		      "unknown directive (events, interval, process, threads, cpus, cgroups, grace, rescan, kernel, save, steps)");
 }
 
 static void defaults(struct kpmc_pmda_config *c)
@@ -421,9 +461,10 @@ int kpmc_pmda_config_parse(const char *text, const char *file, struct kpmc_pmda_
 		p += n + (nl ? 1 : 0);
 	}
 	/* Whom without what: the file says something the agent cannot do. */
-	if ((c->nsel || c->system_wide) && !c->events_line) {
-		s.line = c->nsel ? c->sel[0].line : s.cpus_line;
-		refuse(&s, c->nsel ? "process" : "cpus", "nothing to count: no 'events' line");
+	if ((c->nsel || c->system_wide || c->ncgroup_patterns) && !c->events_line) {
+		s.line = c->nsel ? c->sel[0].line : c->system_wide ? s.cpus_line : s.first_cgroups_line;
+		refuse(&s, c->nsel ? "process" : c->system_wide ? "cpus" : "cgroups",
+		       "nothing to count: no 'events' line");
 		defaults(c);
 		return -1;
 	}
@@ -439,7 +480,7 @@ int kpmc_pmda_config_parse(const char *text, const char *file, struct kpmc_pmda_
 
 int kpmc_pmda_config_active(const struct kpmc_pmda_config *c)
 {
-	return c->events_line && (c->nsel || c->system_wide);
+	return c->events_line && (c->nsel || c->system_wide || c->ncgroup_patterns);
 }
 
 int kpmc_pmda_config_set(const struct kpmc_pmda_config *c, char *out, size_t len)

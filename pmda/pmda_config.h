@@ -24,6 +24,12 @@
  *   steps DIR              serve the Slurm steps kpmc's SPANK plugin counted
  *                          on this node (its spool directory, absolute) as
  *                          kpmc.step.*; needs no events or process lines
+ *   cgroups PATTERN        count every cgroup v2 directory the pattern (a
+ *                          path as /proc/PID/cgroup shows it, * and ? as in
+ *                          a shell) names, each as a whole (the module's
+ *                          cgroup counting, tasks below it included) as
+ *                          kpmc.cgroup.*; found again every rescan; a line
+ *                          each, excludes process and cpus lines
  */
 #ifndef KPMC_PMDA_CONFIG_H
 #define KPMC_PMDA_CONFIG_H
@@ -31,6 +37,8 @@
 #include <stddef.h>
 
 #define KPMC_PMDA_MAX_SELECTORS	64
+#define KPMC_PMDA_MAX_CGROUP_PATTERNS	8
+#define KPMC_PMDA_CGROUP_PATH_MAX	192	/* a cgroup path served, with its NUL */
 #define KPMC_PMDA_COMM_MAX	15	/* the kernel's TASK_COMM_LEN - 1 */
 
 enum kpmc_pmda_sel_kind {
@@ -64,6 +72,8 @@ struct kpmc_pmda_config {
 	int kernel;		/* events may count kernel mode */
 	unsigned int save_s;
 	char steps_dir[200];	/* "" when no steps line */
+	char cgroup_pattern[KPMC_PMDA_MAX_CGROUP_PATTERNS][KPMC_PMDA_CGROUP_PATH_MAX];
+	unsigned int ncgroup_patterns;
 };
 
 #define KPMC_PMDA_DEFAULT_INTERVAL_MS	1000

@@ -106,6 +106,30 @@ long kpmc_pmda_session_drain(struct kpmc_pmda_session *s,
 	return total;
 }
 
+int kpmc_pmda_session_count_cgroup(struct kpmc_pmda_session *s, int dir_fd, char *why, size_t len)
+{
+	char req[32];
+	int err;
+
+	if (s->fd < 0)
+		return -EBADF;
+	snprintf(req, sizeof(req), "cgroup=%d", dir_fd);
+	err = kpmc_proc_write("enable", req, why, len);
+	if (!err)
+		s->system_wide = 1;
+	return err;
+}
+
+void kpmc_pmda_session_uncount(struct kpmc_pmda_session *s, uint32_t id)
+{
+	char req[32];
+
+	if (s->fd < 0)
+		return;
+	snprintf(req, sizeof(req), "stop=%u", id);
+	kpmc_proc_write("enable", req, NULL, 0);
+}
+
 void kpmc_pmda_session_stop(struct kpmc_pmda_session *s)
 {
 	if (s->fd >= 0 && !s->system_wide)

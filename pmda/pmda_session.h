@@ -9,6 +9,7 @@
 #define KPMC_PMDA_SESSION_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <uapi/linux/kpmc.h>
 
@@ -50,6 +51,16 @@ int kpmc_pmda_session_attach(struct kpmc_pmda_session *s, pid_t tid, char *why, 
  */
 long kpmc_pmda_session_drain(struct kpmc_pmda_session *s,
 			     void (*fn)(const struct kpmc_record *r, void *arg), void *arg);
+
+/*
+ * Count the cgroup dir_fd (an open directory of the cgroup v2 tree) as a
+ * whole: 0, or -errno with the module's reason in why. The session's
+ * accepted starts are numbered 1, 2, ...: their CPU records' detail.
+ */
+int kpmc_pmda_session_count_cgroup(struct kpmc_pmda_session *s, int dir_fd, char *why, size_t len);
+
+/* Start id's counting ends; its last records follow. */
+void kpmc_pmda_session_uncount(struct kpmc_pmda_session *s, uint32_t id);
 
 /*
  * Per thread: every attached thread sends its last counts now (enable

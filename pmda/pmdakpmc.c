@@ -33,12 +33,14 @@
 #include "pmda_session.h"
 #include "pmda_state.h"
 #include "pmda_steps.h"
+#include "pmda_cgroups.h"
 
 /* Unused in PCP's stdpmid list (6.0.3); pmda/domain.h says the same for Install. */
 #include "domain.h"
 
-enum { CL_GLOBAL, CL_PROC, CL_THREAD, CL_CPU, CL_STEP };
-enum { INDOM_PROC, INDOM_THREAD, INDOM_CPU, INDOM_COUNTER, INDOM_VIRT, INDOM_STEP, NR_INDOMS };
+enum { CL_GLOBAL, CL_PROC, CL_THREAD, CL_CPU, CL_STEP, CL_CGROUP };
+enum { INDOM_PROC, INDOM_THREAD, INDOM_CPU, INDOM_COUNTER, INDOM_VIRT, INDOM_STEP, INDOM_CGROUP,
+       NR_INDOMS };
 
 /* Items of the proc, thread and cpu clusters. */
 #define ITEM_PMC(n)	(n)
@@ -50,6 +52,9 @@ enum { INDOM_PROC, INDOM_THREAD, INDOM_CPU, INDOM_COUNTER, INDOM_VIRT, INDOM_STE
 /* Items of the step cluster: ITEM_PMC(n), ITEM_RUN_NS and the records the step lost. */
 #define ITEM_STEP_LOST	(ITEM_RUN_NS + 1)
 #define NR_STEP_ITEMS	(KPMC_MAX_COUNTERS + 2)
+/* Items of the cgroup cluster: ITEM_PMC(n), ITEM_RUN_NS, ITEM_RECORDS. */
+#define NR_CGROUP_ITEMS	(KPMC_MAX_COUNTERS + 2)
+#define CGROUP_ROOT	"/sys/fs/cgroup"
 
 /* Items of the global cluster. */
 enum { G_LOST, G_ACTIVE, G_PROCESSES, G_EVENT, G_VIRTUAL, G_ERROR, NR_GLOBAL };
@@ -74,13 +79,15 @@ static struct {
 	struct kpmc_pmda_steps steps;		/* the steps in cfg.steps_dir */
 	long long steps_read_ms;		/* when they were last read (-1: not yet) */
 	int steps_failed;			/* the last read failed (logged once) */
+	struct kpmc_pmda_cgroups cgroups;	/* the cgroups the patterns name */
+	unsigned long cgroups_refused;		/* refusals logged so far */
 	volatile sig_atomic_t reload;
 } agent = { .session = { .fd = -1 }, .saved_ms = -1, .steps_read_ms = -1 };
 
 static pmdaIndom indomtab[NR_INDOMS];
 static pmdaInstid counter_insts[KPMC_MAX_COUNTERS], virt_insts[KPMC_MAX_VIRT];
 static char counter_inst_names[KPMC_MAX_COUNTERS][8], virt_inst_names[KPMC_MAX_VIRT][8];
-static pmdaMetric metrics[NR_GLOBAL + 3 * NR_TASK_ITEMS + NR_STEP_ITEMS];
+static pmdaMetric metrics[NR_GLOBAL + 3 * NR_TASK_ITEMS + NR_STEP_ITEMS + NR_CGROUP_ITEMS];
 static int nmetrics;
 
 static long long now_ms(void)
@@ -142,6 +149,13 @@ static void build_metric_table(void)
 	add_metric(CL_STEP, ITEM_RUN_NS, PM_TYPE_U64, indomtab[INDOM_STEP].it_indom, PM_SEM_COUNTER, ns);
 	add_metric(CL_STEP, ITEM_STEP_LOST, PM_TYPE_U64, indomtab[INDOM_STEP].it_indom, PM_SEM_COUNTER,
 		   count);
+	for (unsigned int n = 0; n < KPMC_MAX_COUNTERS; n++)
+		add_metric(CL_CGROUP, ITEM_PMC(n), PM_TYPE_U64, indomtab[INDOM_CGROUP].it_indom,
+			   PM_SEM_COUNTER, count);
+	add_metric(CL_CGROUP, ITEM_RUN_NS, PM_TYPE_U64, indomtab[INDOM_CGROUP].it_indom,
+		   PM_SEM_COUNTER, ns);
+	add_metric(CL_CGROUP, ITEM_RECORDS, PM_TYPE_U64, indomtab[INDOM_CGROUP].it_indom,
+		   PM_SEM_COUNTER, count);
 	for (unsigned int n = 0; n < KPMC_MAX_COUNTERS; n++) {
 		snprintf(counter_inst_names[n], sizeof(counter_inst_names[n]), "pmc%u", n);
 		counter_insts[n].i_inst = (int)n;
@@ -165,6 +179,15 @@ static void free_insts(pmdaIndom *d)
 	d->it_numinst = 0;
 }
 
+/* One instance more in d, whose set has room for it (none without memory for its name). */
+static void indom_add(pmdaIndom *d, unsigned int inst, const char *name)
+{
+	d->it_set[d->it_numinst].i_inst = (int)inst;
+	d->it_set[d->it_numinst].i_name = strdup(name);
+	if (d->it_set[d->it_numinst].i_name)
+		d->it_numinst++;
+}
+
 /* "PID COMM", as the proc PMDA names processes (zero-padded: sorts by pid). */
 static void task_indom(pmdaIndom *d, const struct kpmc_pmda_task_table *t)
 {
@@ -176,10 +199,7 @@ static void task_indom(pmdaIndom *d, const struct kpmc_pmda_task_table *t)
 		char name[64];
 
 		kpmc_pmda_instance_name(name, sizeof(name), t->v[i].id, t->v[i].comm);
-		d->it_set[d->it_numinst].i_inst = (int)t->v[i].id;
-		d->it_set[d->it_numinst].i_name = strdup(name);
-		if (d->it_set[d->it_numinst].i_name)
-			d->it_numinst++;
+		indom_add(d, t->v[i].id, name);
 	}
 }
 
@@ -196,11 +216,22 @@ static void step_indom(void)
 		char name[48];
 
 		snprintf(name, sizeof(name), "%u.%s", agent.steps.v[i].job, agent.steps.v[i].step);
-		d->it_set[d->it_numinst].i_inst = (int)agent.steps.v[i].inst;
-		d->it_set[d->it_numinst].i_name = strdup(name);
-		if (d->it_set[d->it_numinst].i_name)
-			d->it_numinst++;
+		indom_add(d, agent.steps.v[i].inst, name);
 	}
+}
+
+/* A cgroup's instance is its path; its id stays with it. */
+static void cgroup_indom(void)
+{
+	pmdaIndom *d = &indomtab[INDOM_CGROUP];
+
+	free_insts(d);
+	d->it_set = calloc(agent.cgroups.n ? agent.cgroups.n : 1, sizeof(*d->it_set));
+	if (!d->it_set)
+		return;
+	for (size_t i = 0; i < agent.cgroups.n; i++)
+		if (agent.cgroups.v[i].id)
+			indom_add(d, agent.cgroups.v[i].inst, agent.cgroups.v[i].path);
 }
 
 /* The plugin's spool, read again at most once a second however often clients ask. */
@@ -250,10 +281,7 @@ static void refresh_indoms(void)
 		if (!agent.served.cpu_seen[c])
 			continue;
 		snprintf(name, sizeof(name), "cpu%u", c);
-		cpu->it_set[cpu->it_numinst].i_inst = (int)c;
-		cpu->it_set[cpu->it_numinst].i_name = strdup(name);
-		if (cpu->it_set[cpu->it_numinst].i_name)
-			cpu->it_numinst++;
+		indom_add(cpu, c, name);
 	}
 }
 
@@ -285,6 +313,11 @@ static void on_record(const struct kpmc_record *r, void *arg)
 	struct kpmc_pmda_task *p = NULL;
 
 	(void)arg;
+	/* Counting cgroups, a CPU record is one cgroup's (its detail), not the CPU's. */
+	if (agent.cfg.ncgroup_patterns && KPMC_REC_IS_CPU(r->kind)) {
+		kpmc_pmda_cgroups_add(&agent.cgroups, r);
+		return;
+	}
 	agent.dirty = 1;
 	if (kpmc_pmda_counts_add(&agent.counts, r, time(NULL), agent.cfg.threads, &p)) {
 		pmNotifyErr(LOG_ERR,
@@ -417,6 +450,37 @@ static void scan(void)
 	kpmc_pmda_counts_expire(&agent.counts, now, agent.cfg.grace_s);
 }
 
+static int cgroup_start(int dir_fd, char *why, size_t len, void *arg)
+{
+	(void)arg;
+	return kpmc_pmda_session_count_cgroup(&agent.session, dir_fd, why, len);
+}
+
+static void cgroup_stop(uint32_t id, void *arg)
+{
+	(void)arg;
+	kpmc_pmda_session_uncount(&agent.session, id);
+}
+
+/* Cgroups that came are counted, those gone stop; the module's refusals logged. */
+static void scan_cgroups(void)
+{
+	static const struct kpmc_pmda_cgroup_ops ops = { .start = cgroup_start, .stop = cgroup_stop };
+	time_t now = time(NULL);
+
+	kpmc_pmda_cgroups_scan(&agent.cgroups, CGROUP_ROOT, &agent.cfg, &ops, now);
+	kpmc_pmda_cgroups_expire(&agent.cgroups, now, agent.cfg.grace_s);
+	if (agent.cgroups.refused != agent.cgroups_refused) {
+		agent.cgroups_refused = agent.cgroups.refused;
+		pmNotifyErr(LOG_WARNING, "cgroup not counted (tried again in %d s): %s",
+			    KPMC_PMDA_CGROUP_RETRY_S, agent.cgroups.refusal);
+	}
+	if (agent.cgroups.changed) {
+		agent.cgroups.changed = 0;
+		cgroup_indom();
+	}
+}
+
 /* The start time of the process pid has now (pmda_counts.h: a reused pid). */
 static int start_of(uint32_t pid, uint64_t *start, void *arg)
 {
@@ -490,6 +554,9 @@ static void configure_session(void)
 	kpmc_pmda_session_close(&agent.session);
 	kpmc_pmda_counts_free(&agent.counts);
 	agent.counts.changed = 1;
+	kpmc_pmda_cgroups_free(&agent.cgroups);
+	agent.cgroups_refused = 0;
+	cgroup_indom();
 	kpmc_pmda_attach_free(&agent.attach);
 	kpmc_pmda_scan_cache_free(&agent.scan_cache);
 	agent.error[0] = '\0';
@@ -550,8 +617,9 @@ static void configure_session(void)
 	agent.counts.changed = 1;
 	/* The restored totals are on disk already. */
 	agent.saved_ms = now_ms();
-	pmNotifyErr(LOG_INFO, "counting %s (%s) for %u process selectors%s", agent.cfg.events,
-		    agent.session.raw, agent.cfg.nsel, agent.cfg.system_wide ? ", per CPU" : "");
+	pmNotifyErr(LOG_INFO, "counting %s (%s) for %u process selectors%s%s", agent.cfg.events,
+		    agent.session.raw, agent.cfg.nsel, agent.cfg.system_wide ? ", per CPU" : "",
+		    agent.cfg.ncgroup_patterns ? ", per cgroup" : "");
 	agent.next_scan_ms = 0;
 }
 
@@ -676,6 +744,24 @@ static int kpmc_fetch_value(pmdaMetric *m, unsigned int inst, pmAtomValue *av)
 		}
 		return PMDA_FETCH_STATIC;
 	}
+	if (cluster == CL_CGROUP) {
+		const struct kpmc_pmda_cgroup *g = kpmc_pmda_cgroups_find(&agent.cgroups, inst);
+
+		if (!g)
+			return PM_ERR_INST;
+		if (item < KPMC_MAX_COUNTERS) {
+			if (!agent.session.counter_name[item][0])
+				return PMDA_FETCH_NOVALUES;
+			av->ull = g->t.pmc[item];
+		} else if (item == ITEM_RUN_NS) {
+			av->ull = g->t.run_ns;
+		} else if (item == ITEM_RECORDS) {
+			av->ull = g->t.records;
+		} else {
+			return PM_ERR_PMID;
+		}
+		return PMDA_FETCH_STATIC;
+	}
 	if (cluster == CL_CPU) {
 		if (inst >= 256 || !agent.served.cpu_seen[inst])
 			return PM_ERR_INST;
@@ -753,6 +839,23 @@ static int step_labels(unsigned int inst, pmLabelSet **lp)
 	return *lp ? (*lp)->nlabels : 0;
 }
 
+/* A cgroup's labels: its path, and the Slurm job and step the path names. */
+static int cgroup_labels(unsigned int inst, pmLabelSet **lp)
+{
+	const struct kpmc_pmda_cgroup *g = kpmc_pmda_cgroups_find(&agent.cgroups, inst);
+	char cg[256];
+
+	if (!g)
+		return 0;
+	kpmc_pmda_safe_text(cg, sizeof(cg), g->path);
+	pmdaAddLabels(lp, "{\"cgroup\":\"%s\"}", cg);
+	if (g->job[0])
+		pmdaAddLabels(lp, "{\"job\":\"%s\"}", g->job);
+	if (g->step[0])
+		pmdaAddLabels(lp, "{\"step\":\"%s\"}", g->step);
+	return *lp ? (*lp)->nlabels : 0;
+}
+
 /*
  * A process's (and its threads') labels: pid, command, owner, Slurm job
  * and step (from its cgroup), cgroup.
@@ -764,6 +867,8 @@ static int kpmc_instance_labels(pmInDom indom, unsigned int inst, pmLabelSet **l
 
 	if (indom == indomtab[INDOM_STEP].it_indom)
 		return step_labels(inst, lp);
+	if (indom == indomtab[INDOM_CGROUP].it_indom)
+		return cgroup_labels(inst, lp);
 	if (indom == indomtab[INDOM_PROC].it_indom)
 		k = kpmc_pmda_counts_find(&agent.served.procs, inst);
 	else if (indom == indomtab[INDOM_THREAD].it_indom)
@@ -827,7 +932,12 @@ static void main_loop(pmdaInterface *dispatch)
 		if (n > 0 && FD_ISSET(pmcd, &rd) && __pmdaMainPDU(dispatch) < 0)
 			break;	/* pmcd went away */
 		drain();
-		if (agent.session.fd >= 0 && !agent.cfg.system_wide && now_ms() >= agent.next_scan_ms) {
+		if (agent.session.fd >= 0 && agent.cfg.ncgroup_patterns &&
+		    now_ms() >= agent.next_scan_ms) {
+			scan_cgroups();
+			agent.next_scan_ms = now_ms() + agent.cfg.rescan_ms;
+		} else if (agent.session.fd >= 0 && !agent.cfg.system_wide &&
+			   now_ms() >= agent.next_scan_ms) {
 			scan();
 			agent.next_scan_ms = now_ms() + agent.cfg.rescan_ms;
 		} else if (agent.session.fd >= 0 && now_ms() >= agent.next_scan_ms) {

@@ -159,7 +159,15 @@ r=""
 dmesg -c >/dev/null
 enable_fd7 /tmp cgroup=7 cgroup=x7 >$OUT/cg_bad.txt 2>&1
 enable_fd7 $CG/kt cgroup=7 0 >$OUT/cg_good.txt 2>&1
-cat $OUT/cg_bad.txt $OUT/cg_good.txt
+# A session counts a cgroup once, stops it by the number of its start, and says so.
+enable_fd7 $CG/kt cgroup=7 cgroup=7 stop=1 stop=1 stop=x >$OUT/cg_again.txt 2>&1
+cat $OUT/cg_bad.txt $OUT/cg_good.txt $OUT/cg_again.txt
+[ "$(tr '\n' ' ' <$OUT/cg_again.txt)" = "ACCEPTED cgroup=7 ACCEPTED stop=1 " ] ||
+	r="$r the same cgroup twice, then stopped twice: $(tr '\n' ' ' <$OUT/cg_again.txt);"
+for m in "this session counts that cgroup already" "'stop=1': this session started no such system-wide counting" \
+	"'stop=x': want the number of a system-wide start (1, 2, ...)"; do
+	dmesg | grep -qF "kpmc: enable: $m" || r="$r no dmesg line '$m';"
+done
 grep -q 'ACCEPTED' $OUT/cg_bad.txt && r="$r $(tr '\n' ' ' <$OUT/cg_bad.txt);"
 [ "$(tr '\n' ' ' <$OUT/cg_good.txt)" = "ACCEPTED cgroup=7 ACCEPTED 0 " ] ||
 	r="$r a descriptor of kt and its stop: $(tr '\n' ' ' <$OUT/cg_good.txt);"

@@ -62,7 +62,11 @@ cp "$work/kpmc.ko" "$cli" "$top/tests/pmda/slurm-node.sh" "$ov/kpmc/"
 cp "$workload" "$ov/kpmc/jobloop"
 cp "$top/pmda/kpmc.conf" "$ov/kpmc/default.conf"
 cp "$work/pmda-build/pmdakpmc" "$top"/pmda/{Install,Remove,domain.h,pmns,root,help} "$ov/kpmc/pmda/"
-printf 'steps /var/spool/kpmc\n' >"$ov/kpmc/kpmc.conf"
+# pmdakpmc serves the plugin's steps, and counts every job's cgroup itself
+# (the module's cgroup counting, beside the plugin's on the same counters:
+# the same events), found within a rescan of its making.
+printf 'steps /var/spool/kpmc\nevents %s\nkernel on\ncgroups /system.slice/*slurmstepd.scope/job_*\nrescan 200\ninterval 200\n' \
+	"$events" >"$ov/kpmc/kpmc.conf"
 printf 'ITERS=%s\nEVENTS=%s\n' "$iters" "$events" >"$ov/kpmc/slurm.env"
 cp "$work/slurm-build/kpmc.so" "$ov/kpmc/slurm/"
 cat >"$ov/kpmc/slurm/slurm.conf" <<EOF
@@ -147,7 +151,8 @@ jc=$(grep -a 'node: submitted job c=' "$work/node1.log" | sed 's/.*c=\([0-9]*\).
 jd=$(grep -a 'node: submitted job d=' "$work/node1.log" | sed 's/.*d=\([0-9]*\).*/\1/')
 je=$(grep -a 'node: submitted job e=' "$work/node1.log" | sed 's/.*e=\([0-9]*\).*/\1/')
 jf=$(grep -a 'node: submitted job f=' "$work/node1.log" | sed 's/.*f=\([0-9]*\).*/\1/')
-[ -n "$ja" ] && [ -n "$jb" ] && [ -n "$jc" ] && [ -n "$jd" ] && [ -n "$je" ] && [ -n "$jf" ] || fail "no job ids: $(grep -a 'node: submitted' "$work/node1.log")"
+jg=$(grep -a 'node: submitted job g=' "$work/node1.log" | sed 's/.*g=\([0-9]*\).*/\1/')
+[ -n "$ja" ] && [ -n "$jb" ] && [ -n "$jc" ] && [ -n "$jd" ] && [ -n "$je" ] && [ -n "$jf" ] && [ -n "$jg" ] || fail "no job ids: $(grep -a 'node: submitted' "$work/node1.log")"
 echo "slurm-cluster: jobs a=$ja (node1, with an outsider claiming it) b=$jb (node2) c=$jc (both nodes) d=$jd (node1, empty loop) e=$je (sbatch --kpmc, srun inside, both nodes) f=$jf (two steps at once on node1)"
 # Each node's reports are written at its step's end, which may come after
 # the submitting node is done: all four in the users' directories.
@@ -268,5 +273,16 @@ done
 	[ "$(wc -l <"$work/promql.$jc")" -eq 2 ] || r="$r job $jc: not one series per node equal to their reports;"
 promql "sum by (job) ($sel{job=\"$jc\"})" | sed "s/^/  promql sum by (job) over both nodes, job $jc: /"
 promql "$sel{job=\"$ja\",step=\"batch\",user=\"hpc\"}" | grep -q . || r="$r job $ja: no step and user labels;"
+# Job g, counted by pmdakpmc alone (its job's cgroup, the cgroups directive):
+# one series, node2's, its job label from the path slurmd made, within the
+# reports' bound over the loop (the agent found the cgroup while the script
+# slept, before the loop).
+promql "kpmc_cgroup_pmc0{job=\"$jg\"}" >"$work/promql.cg"
+sed "s/^/  promql kpmc_cgroup_pmc0{job=\"$jg\"}: /" "$work/promql.cg"
+v=$(awk '$1 == "node2" { print $3 }' "$work/promql.cg")
+[ "$(wc -l <"$work/promql.cg")" -eq 1 ] && [ "$(awk '{ print $2 }' "$work/promql.cg")" = "/system.slice/node2_slurmstepd.scope/job_$jg" ] ||
+	r="$r job $jg: not one cgroup series from node2;"
+awk -v a="$v" -v w="$w" -v b="$bound" 'BEGIN { printf "  node2 job %s counted by pmdakpmc: %d ns = the loop + %.2f %%\n", "'"$jg"'", a, 100 * (a - w) / w
+	exit !(a >= w && a <= w * (1 + b)) }' || r="$r job $jg's cgroup counted '$v', not within [$w, $w x (1 + $bound)];"
 [ -z "$r" ] || fail "$r"
 echo "slurm-cluster: PASS in $(elapsed "$t") s of guests"

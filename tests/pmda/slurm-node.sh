@@ -126,6 +126,12 @@ say "submitted job e=$e"
 wait_jobs "$e"
 say "job e: $(tr '\n' ' ' </home/hpc/slurm-$e.out)"
 say "spool after the jobs: $(ls -a /var/spool/kpmc | tr '\n' ' ')"
+# Job g, not counted by the plugin: pmdakpmc counts its cgroup as a whole
+# (cgroups directive), found while the script sleeps, before the loop.
+g=$(as_hpc sbatch --parsable -N1 -w node2 --wrap "sleep 2; /kpmc/jobloop 0 $ITERS 0")
+say "submitted job g=$g"
+wait_jobs "$g"
+
 # Job f: three steps at once on node1 (the later ones --overlap). The first
 # counts five loops; while it runs, a step asking for other events runs
 # uncounted and says so, then one with the same events counts its own loop

@@ -194,7 +194,13 @@ struct kpmc_record {
 	 * counts[N] covers only the rest of run_ns.
 	 */
 	__u32 uncounted_mask;
-	__u32 detail;		/* DETACH: enum kpmc_detach_reason; else 0 */
+	/*
+	 * DETACH: enum kpmc_detach_reason. CPU, CPU_OFFLINE: which of the
+	 * session's system-wide starts counted it (1, 2, ...: the order of
+	 * its accepted enable writes; a session may count several cgroups,
+	 * and stop one with "stop=ID"). Else 0.
+	 */
+	__u32 detail;
 	__u64 nsample;		/* 1, 2, ... per thread */
 	__u64 run_ns;		/* on-CPU time covered by this record */
 	__u64 period;		/* EBS: the sampling period (events) this record ends */
