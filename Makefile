@@ -94,6 +94,7 @@ stage: all papi-guest
 	@for a in $(GUEST_ARCHES); do \
 		r=$(BUILD)/$$a/root; rm -rf $$r; mkdir -p $$r/bin $$r/tests/bin $$r/tests/guest; \
 		cp $(BUILD)/$$a/kpmc.ko $(BUILD)/$$a/kpmc_fmt_example.ko $$r/; cp $(BUILD)/$$a/bin/kpmc $$r/bin/; \
+		if [ -f $(BUILD)/$$a/kpmc_cgq.ko ]; then cp $(BUILD)/$$a/kpmc_cgq.ko $$r/; fi; \
 		scripts/guest-libs.sh $$a $$r $$r/bin/kpmc || exit 1; \
 		if [ $$a = arm64 ]; then \
 			scripts/build-papi.sh stage $$r $(BUILD)/papi-arm64 perf_event && \

@@ -222,6 +222,19 @@ END {
 			printf "%-9s %10s %10s %10s %14s %14s %8s\n", where == "in" ? "inside" : "outside",
 			       num(b), num(p), num(k), num(pa), num(ka), ratio(ka, pa)
 		}
+		for (w = 1; w <= 2; w++) {
+			where = w == 1 ? "in" : "out"
+			b = get("cgswitch" S "none" S where)
+			p = get("cgswitch" S "perf2" S where)
+			k = get("cgswitch" S "kpmc2" S where)
+			if (p == "" && k == "")
+				continue
+			pa = (p != "" && b != "") ? (p - b) / 2 : ""
+			ka = (k != "" && b != "") ? (k - b) / 2 : ""
+			printf "%-9s %10s %10s %10s %14s %14s %8s\n", where == "in" ? "inside+1" : "outside+1",
+			       num(b), num(p), num(k), num(pa), num(ka), ratio(ka, pa)
+		}
+		printf "(+1: a second cgroup, empty, counted meanwhile)\n"
 	}
 
 	printf "\n1b. The same, 2 counters, with more monitored threads of the process alive (asleep)\n"

@@ -13,6 +13,9 @@
  * /proc/kpmc/kernel_config (root: CAP_SYS_ADMIN or CAP_PERFMON to write)
  * holds the configuration for threads enabled from then on; by default the
  * PMU's instructions and cycles counters, user and kernel mode.
+ *
+ * Kernel code may also have a cgroup counted as a whole (kpmc/cgroup_count.h):
+ * a system-wide view of the cgroup, its counts read on demand.
  */
 #include <linux/kernel.h>
 #include <linux/capability.h>
@@ -29,6 +32,8 @@
 #include "layer_per_cpu.h"
 #include "layer_requests.h"
 #include "layer_interfaces.h"
+#include "kpmc/compat.h"
+#include "kpmc/cgroup_count.h"
 
 #define KPMC_KERNEL_REQUESTS	64
 
@@ -338,3 +343,67 @@ int kpmc_thread_metrics(struct task_struct *task, struct kpmc_thread_metrics *m)
 	rcu_read_unlock();
 	return err;
 }
+
+/* ---- a cgroup counted for kernel code ---- */
+
+struct kpmc_cgroup_count {
+	struct kpmc_system_view *view;
+};
+
+struct kpmc_cgroup_count *kpmc_cgroup_count_start(struct cgroup *cgrp, const char *config,
+						  char *why, size_t len)
+{
+	struct kpmc_cgroup_count *h;
+	struct kpmc_config_sets *sets;
+	struct kpmc_shared_config *conf;
+	struct kpmc_system_view *v;
+	int err;
+
+	if (!KPMC_HAVE_CGROUPS || !cgrp) {
+		snprintf(why, len, "this kernel is built without cgroups (CONFIG_CGROUPS)");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (!kpmc_backend) {
+		snprintf(why, len, "no supported PMU found: %s", kpmc_no_pmu_reason);
+		return ERR_PTR(-ENODEV);
+	}
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	sets = kmalloc(sizeof(*sets), GFP_KERNEL);
+	if (!h || !sets) {
+		kfree(h);
+		kfree(sets);
+		return ERR_PTR(-ENOMEM);
+	}
+	err = kpmc_config_sets_parse(config, strlen(config), &kpmc_pmu, sets, why, len);
+	conf = err ? ERR_PTR(err) : kpmc_shared_config_new(sets, why, len);
+	kfree(sets);
+	if (IS_ERR(conf)) {
+		kfree(h);
+		return ERR_CAST(conf);
+	}
+	/* Kernel code's own: no user's limit applies. */
+	err = kpmc_shared_config_prepare(conf, false, why, len);
+	v = err ? ERR_PTR(err) : kpmc_system_kernel_start(conf, cgrp, why, len);
+	/* The view holds its own reference. */
+	kpmc_shared_config_put(conf);
+	if (IS_ERR(v)) {
+		kfree(h);
+		return ERR_CAST(v);
+	}
+	h->view = v;
+	return h;
+}
+EXPORT_SYMBOL_GPL(kpmc_cgroup_count_start);
+
+u32 kpmc_cgroup_count_read(const struct kpmc_cgroup_count *h, u64 *counts, u64 *run_ns)
+{
+	return kpmc_system_kernel_read(h->view, counts, run_ns);
+}
+EXPORT_SYMBOL_GPL(kpmc_cgroup_count_read);
+
+void kpmc_cgroup_count_stop(struct kpmc_cgroup_count *h, u64 *counts, u64 *run_ns)
+{
+	kpmc_system_kernel_stop(h->view, counts, run_ns);
+	kfree(h);
+}
+EXPORT_SYMBOL_GPL(kpmc_cgroup_count_stop);

@@ -38,6 +38,16 @@ bool kpmc_system_active(void);
 /* cgroup_fd: an open directory of the cgroup v2 tree to count alone; -1: none. */
 int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len,
 		      bool exclude_idle, int cgroup_fd);
+/*
+ * The in-kernel API's cgroup counting (a view without a session): start
+ * (process context; conf and cgrp referenced by the view), read (any
+ * context: returns the configured counters' mask), stop (process context;
+ * the final counts first, counts may be NULL).
+ */
+struct kpmc_system_view *kpmc_system_kernel_start(struct kpmc_shared_config *conf,
+						  struct cgroup *cgrp, char *why, size_t len);
+u32 kpmc_system_kernel_read(const struct kpmc_system_view *v, u64 *counts, u64 *run_ns);
+void kpmc_system_kernel_stop(struct kpmc_system_view *v, u64 *counts, u64 *run_ns);
 /* The caller's session's system-wide counting stops: all of it, or start id (its records' detail). */
 int kpmc_system_stop(struct kpmc_thread *owner, u32 id);
 void kpmc_system_session_closed(struct kpmc_session *s);

@@ -133,6 +133,9 @@ static void view_record(struct kpmc_system_view *v, enum kpmc_record_kind kind)
 	struct kpmc_view_cpu *vc = this_cpu_ptr(v->pcpu);
 	struct kpmc_record rec KPMC_NO_AUTO_INIT;
 
+	/* The in-kernel API's views keep their counts, read where they are. */
+	if (!v->session)
+		return;
 	kpmc_record_build(&rec, kind, &v->conf->sets.set[0], &v->conf->hw[0],
 			  vc->acc, vc->run_ns, NULL);
 	rec.nsample = ++vc->nsample;
@@ -146,7 +149,9 @@ static void view_cpu_begin(struct kpmc_system_view *v, u64 now)
 {
 	struct kpmc_view_cpu *vc = this_cpu_ptr(v->pcpu);
 
-	memset(vc, 0, sizeof(*vc));
+	/* A CPU back online: a session's view sent what it had; the kernel's keeps it. */
+	if (v->session)
+		memset(vc, 0, sizeof(*vc));
 	vc->next_record_ns = now + (u64)v->conf->sets.set[0].tbs_ms * NSEC_PER_MSEC;
 }
 
@@ -477,40 +482,38 @@ static bool same_counters(const struct kpmc_shared_config *a, const struct kpmc_
 }
 
 /* Under kpmc_system_lock: may v (counting cpus) join the counting on now? */
-static int may_join(struct kpmc_thread *owner, const struct kpmc_system *sys,
-		    const struct kpmc_system_view *v, const struct cpumask *cpus)
+static int may_join(const struct kpmc_system *sys, const struct kpmc_system_view *v,
+		    const struct cpumask *cpus, char *why, size_t len)
 {
 	unsigned int i;
 
 	/* A session may count several cgroups, each once; or else one start. */
-	for (i = 0; i < sys->nr_views; i++) {
+	for (i = 0; v->session && i < sys->nr_views; i++) {
 		if (sys->view[i]->session != v->session)
 			continue;
 		if (!v->cgrp || !sys->view[i]->cgrp) {
-			kpmc_reject(owner, "enable",
-				    "system-wide monitoring is already on for this session");
+			snprintf(why, len, "system-wide monitoring is already on for this session");
 			return -EBUSY;
 		}
 		if (sys->view[i]->cgrp == v->cgrp) {
-			kpmc_reject(owner, "enable", "this session counts that cgroup already");
+			snprintf(why, len, "this session counts that cgroup already");
 			return -EBUSY;
 		}
 	}
 	if (!same_counters(sys->conf, v->conf)) {
-		kpmc_reject(owner, "enable",
-			    "system-wide monitoring is already on with other events: sessions counting at once share one configuration");
+		snprintf(why, len,
+			 "system-wide monitoring is already on with other events: sessions counting at once share one configuration");
 		return -EBUSY;
 	}
 	if (!cpumask_equal(sys->cpus, cpus)) {
-		kpmc_reject(owner, "enable",
-			    "system-wide monitoring is already on for CPUs %*pbl: sessions counting at once count the same CPUs",
-			    cpumask_pr_args(sys->cpus));
+		snprintf(why, len,
+			 "system-wide monitoring is already on for CPUs %*pbl: sessions counting at once count the same CPUs",
+			 cpumask_pr_args(sys->cpus));
 		return -EBUSY;
 	}
 	if (sys->nr_views == KPMC_SYSTEM_VIEWS) {
-		kpmc_reject(owner, "enable",
-			    "system-wide monitoring is already on for %d sessions, the most at once",
-			    KPMC_SYSTEM_VIEWS);
+		snprintf(why, len, "system-wide monitoring is already on for %d sessions, the most at once",
+			 KPMC_SYSTEM_VIEWS);
 		return -EBUSY;
 	}
 	return 0;
@@ -534,6 +537,106 @@ static void system_free(struct kpmc_system *sys)
 		kpmc_shared_config_put(sys->conf);
 	free_cpumask_var(sys->cpus);
 	kfree(sys);
+}
+
+/* What a configuration must be to count system-wide: 0, or -EINVAL with why. */
+static int system_config_ok(const struct kpmc_shared_config *conf, char *why, size_t len)
+{
+	if (conf->sets.nr > 1 || conf->hw[0].sampling) {
+		snprintf(why, len, "system-wide mode takes one event set and time-based sampling (tbs), not ebs");
+		return -EINVAL;
+	}
+	/* A CPU's records are counts: there is no thread whose samples a format could follow. */
+	if (conf->sets.set[0].fmt_name[0]) {
+		snprintf(why, len, "fmt=%s: system-wide records carry no sampling format",
+			 conf->sets.set[0].fmt_name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A view of conf (a reference taken), its per-CPU counts, and a system in case it is the first. */
+static struct kpmc_system_view *view_new(struct kpmc_shared_config *conf, struct kpmc_system **fresh)
+{
+	struct kpmc_system_view *v = kzalloc(sizeof(*v), GFP_KERNEL);
+
+	*fresh = kzalloc(sizeof(**fresh), GFP_KERNEL);
+	if (v)
+		v->pcpu = alloc_percpu(struct kpmc_view_cpu);
+	if (!v || !v->pcpu || !*fresh || !zalloc_cpumask_var(&(*fresh)->cpus, GFP_KERNEL)) {
+		if (v)
+			free_percpu(v->pcpu);
+		kfree(v);
+		kfree(*fresh);
+		return NULL;
+	}
+	refcount_inc(&conf->ref);
+	v->conf = conf;
+	return v;
+}
+
+/*
+ * v (its configuration, session if any, cgroup and CPUs in fresh->cpus)
+ * starts counting: it joins the counting on now or, the first, starts it
+ * with fresh. 0 (fresh taken or freed), or -errno with why (the caller
+ * frees v and fresh).
+ */
+static int view_start(struct kpmc_system_view *v, struct kpmc_system *fresh, char *why, size_t len)
+{
+	struct kpmc_system *sys;
+	int err;
+
+	/*
+	 * The ownership of the counters (pmu.c) decides, under one lock,
+	 * against per-thread starts; not under the hotplug lock: claiming
+	 * takes it. Each view holds its share.
+	 */
+	err = kpmc_pmu_get(KPMC_USER_SYSTEM, why, len);
+	if (err)
+		return err;
+	cpus_read_lock();
+	mutex_lock(&kpmc_system_lock);
+	/*
+	 * The session's last reader may have closed it since we looked it
+	 * up (a child holding the inherited file exits): its close has run
+	 * kpmc_system_session_closed, and nothing would ever stop this.
+	 */
+	if (v->session && READ_ONCE(v->session->closed)) {
+		snprintf(why, len, "the session's monitor file was closed meanwhile");
+		err = -EBADF;
+		goto out_unlock;
+	}
+	sys = kpmc_system_now;
+	v->id = v->session ? v->session->system_views + 1 : 0;
+	if (sys) {
+		err = may_join(sys, v, fresh->cpus, why, len);
+		if (err)
+			goto out_unlock;
+		sys->view[sys->nr_views++] = v;
+		on_each_cpu_mask(sys->cpus, view_add_on_cpu, v, true);
+	} else {
+		sys = fresh;
+		fresh = NULL;
+		refcount_inc(&v->conf->ref);
+		sys->conf = v->conf;
+		sys->view[0] = v;
+		sys->nr_views = 1;
+		WRITE_ONCE(kpmc_system_now, sys);
+		on_each_cpu_mask(sys->cpus, sys_start_on_cpu, sys, true);
+	}
+	if (v->session)
+		v->session->system_views = v->id;
+	mutex_unlock(&kpmc_system_lock);
+	cpus_read_unlock();
+	if (fresh)
+		system_free(fresh);
+	return 0;
+
+out_unlock:
+	mutex_unlock(&kpmc_system_lock);
+	cpus_read_unlock();
+	kpmc_pmu_put(KPMC_USER_SYSTEM);
+	return err;
 }
 
 /* The cgroup a view counts: the caller's open directory, never a path. */
@@ -563,7 +666,7 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 {
 	char why[KPMC_ERR_MAX] = "";
 	struct kpmc_system_view *v;
-	struct kpmc_system *sys, *fresh;
+	struct kpmc_system *fresh;
 	int err;
 
 	if (!owner->conf || owner->foreign) {
@@ -572,37 +675,15 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 	}
 	/* perf's rule: CPU-wide counting at paranoid <= 0 or with CAP_PERFMON. */
 	err = kpmc_may_count(owner->conf, true, perfmon_capable(), why, sizeof(why));
+	if (!err)
+		err = system_config_ok(owner->conf, why, sizeof(why));
 	if (err) {
 		kpmc_reject(owner, "enable", "%s", why);
 		return err;
 	}
-	if (owner->conf->sets.nr > 1 || owner->conf->hw[0].sampling) {
-		kpmc_reject(owner, "enable",
-			    "system-wide mode takes one event set and time-based sampling (tbs), not ebs");
-		return -EINVAL;
-	}
-	/* A CPU's records are counts: there is no thread whose samples a format could follow. */
-	if (owner->conf->sets.set[0].fmt_name[0]) {
-		kpmc_reject(owner, "enable", "fmt=%s: system-wide records carry no sampling format",
-			    owner->conf->sets.set[0].fmt_name);
-		return -EINVAL;
-	}
-	/*
-	 * Everything that might be needed is allocated before the locks: the
-	 * view, and the system in case this view is the first.
-	 */
-	v = kzalloc(sizeof(*v), GFP_KERNEL);
-	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
-	if (!v || !fresh || !zalloc_cpumask_var(&fresh->cpus, GFP_KERNEL)) {
-		kfree(v);
-		kfree(fresh);
+	v = view_new(owner->conf, &fresh);
+	if (!v)
 		return -ENOMEM;
-	}
-	v->pcpu = alloc_percpu(struct kpmc_view_cpu);
-	if (!v->pcpu) {
-		err = -ENOMEM;
-		goto out_free;
-	}
 	err = parse_cpus(owner, cpulist, len, fresh->cpus);
 	if (err)
 		goto out_free;
@@ -619,68 +700,68 @@ int kpmc_system_start(struct kpmc_thread *owner, const char *cpulist, size_t len
 		err = -EINVAL;
 		goto out_free;
 	}
-	refcount_inc(&owner->conf->ref);
-	v->conf = owner->conf;
-
-	/*
-	 * The ownership of the counters (pmu.c) decides, under one lock,
-	 * against per-thread starts; not under the hotplug lock: claiming
-	 * takes it. Each view holds its share.
-	 */
-	err = kpmc_pmu_get(KPMC_USER_SYSTEM, why, sizeof(why));
-	if (err) {
-		kpmc_reject(owner, "enable", "%s", why);
-		goto out_free;
-	}
-	cpus_read_lock();
-	mutex_lock(&kpmc_system_lock);
-	/*
-	 * The session's last reader may have closed it since we looked it
-	 * up (a child holding the inherited file exits): its close has run
-	 * kpmc_system_session_closed, and nothing would ever stop this.
-	 */
-	if (READ_ONCE(v->session->closed)) {
-		kpmc_reject(owner, "enable", "the session's monitor file was closed meanwhile");
-		err = -EBADF;
-		goto out_unlock;
-	}
-	sys = kpmc_system_now;
-	v->id = v->session->system_views + 1;
-	if (sys) {
-		err = may_join(owner, sys, v, fresh->cpus);
-		if (err)
-			goto out_unlock;
-		sys->view[sys->nr_views++] = v;
-		on_each_cpu_mask(sys->cpus, view_add_on_cpu, v, true);
-	} else {
-		sys = fresh;
-		fresh = NULL;
-		refcount_inc(&v->conf->ref);
-		sys->conf = v->conf;
-		sys->view[0] = v;
-		sys->nr_views = 1;
-		WRITE_ONCE(kpmc_system_now, sys);
-		on_each_cpu_mask(sys->cpus, sys_start_on_cpu, sys, true);
-	}
-	v->session->system_views = v->id;
-	mutex_unlock(&kpmc_system_lock);
-	cpus_read_unlock();
-	if (fresh)
-		system_free(fresh);
-	return 0;
-
-out_unlock:
-	mutex_unlock(&kpmc_system_lock);
-	cpus_read_unlock();
-	kpmc_pmu_put(KPMC_USER_SYSTEM);
+	err = view_start(v, fresh, why, sizeof(why));
+	if (!err)
+		return 0;
+	kpmc_reject(owner, "enable", "%s", why);
 out_free:
 	view_free(v);
 	system_free(fresh);
 	return err;
 }
 
-/* Caller holds the hotplug read lock and kpmc_system_lock; sys is kpmc_system_now. */
-static void view_stop_locked(struct kpmc_system *sys, unsigned int i)
+/*
+ * The in-kernel API's cgroup counting: a view without a session, its counts
+ * kept per CPU for kpmc_system_kernel_read() (no records).
+ */
+struct kpmc_system_view *kpmc_system_kernel_start(struct kpmc_shared_config *conf,
+						  struct cgroup *cgrp, char *why, size_t len)
+{
+	struct kpmc_system_view *v;
+	struct kpmc_system *fresh;
+	int err;
+
+	err = system_config_ok(conf, why, len);
+	if (err)
+		return ERR_PTR(err);
+	v = view_new(conf, &fresh);
+	if (!v)
+		return ERR_PTR(-ENOMEM);
+	cpumask_copy(fresh->cpus, cpu_possible_mask);
+	kpmc_cgroup_hold(cgrp);
+	v->cgrp = cgrp;
+	err = view_start(v, fresh, why, len);
+	if (!err)
+		return v;
+	view_free(v);
+	system_free(fresh);
+	return ERR_PTR(err);
+}
+
+/* Any context: v's counts over every CPU, each as of its last fold (at most KPMC_FOLD_NS old). */
+u32 kpmc_system_kernel_read(const struct kpmc_system_view *v, u64 *counts, u64 *run_ns)
+{
+	const struct kpmc_view_cpu *vc;
+	unsigned long mask = v->conf->sets.set[0].mask;
+	unsigned int cpu, k;
+
+	memset(counts, 0, KPMC_MAX_COUNTERS * sizeof(*counts));
+	*run_ns = 0;
+	for_each_possible_cpu(cpu) {
+		vc = per_cpu_ptr(v->pcpu, cpu);
+		for (k = 0; k < v->conf->hw[0].nr; k++)
+			counts[v->conf->hw[0].slot[k]] += READ_ONCE(vc->acc[k]);
+		*run_ns += READ_ONCE(vc->run_ns);
+	}
+	return mask;
+}
+
+/*
+ * Caller holds the hotplug read lock and kpmc_system_lock; sys is
+ * kpmc_system_now. sys->view[i] leaves every CPU (each folds it first and
+ * sends its last record) and the counting; the caller frees it.
+ */
+static void view_detach_locked(struct kpmc_system *sys, unsigned int i)
 {
 	struct kpmc_system_view *v = sys->view[i];
 
@@ -694,9 +775,16 @@ static void view_stop_locked(struct kpmc_system *sys, unsigned int i)
 		memmove(&sys->view[i], &sys->view[i + 1],
 			(sys->nr_views - i) * sizeof(sys->view[0]));
 	}
-	/* No CPU holds v any more: the calls above waited for each. */
-	view_free(v);
 	kpmc_pmu_put(KPMC_USER_SYSTEM);
+}
+
+/* The same, v freed: no CPU holds it any more (the calls above waited for each). */
+static void view_stop_locked(struct kpmc_system *sys, unsigned int i)
+{
+	struct kpmc_system_view *v = sys->view[i];
+
+	view_detach_locked(sys, i);
+	view_free(v);
 }
 
 /* Under kpmc_system_lock: the index of s's view (the one of id, unless 0), or -1. */
@@ -747,6 +835,26 @@ int kpmc_system_stop(struct kpmc_thread *owner, u32 id)
 void kpmc_system_session_closed(struct kpmc_session *s)
 {
 	stop_views(s, 0);
+}
+
+/* The in-kernel API's view stops; its final counts (each CPU folds at its stop) to counts, run_ns. */
+void kpmc_system_kernel_stop(struct kpmc_system_view *v, u64 *counts, u64 *run_ns)
+{
+	unsigned int i;
+
+	cpus_read_lock();
+	mutex_lock(&kpmc_system_lock);
+	for (i = 0; kpmc_system_now && i < kpmc_system_now->nr_views; i++) {
+		if (kpmc_system_now->view[i] == v) {
+			view_detach_locked(kpmc_system_now, i);
+			break;
+		}
+	}
+	mutex_unlock(&kpmc_system_lock);
+	cpus_read_unlock();
+	if (counts)
+		kpmc_system_kernel_read(v, counts, run_ns);
+	view_free(v);
 }
 
 void kpmc_system_exit(void)

@@ -51,8 +51,10 @@ cp "$src/kpmc.ko" "$out/kpmc.ko"
 fsrc=$(cd "$out" && pwd)/fmtsrc
 rm -rf "$fsrc"
 mkdir -p "$fsrc"
-cp -s "$top/tests/kmod/kpmc_fmt_example.c" "$fsrc/"
-printf 'obj-m := kpmc_fmt_example.o\nccflags-y := -I%s/kernel/include -I%s/include -Werror\n' \
+cp -s "$top/tests/kmod/kpmc_fmt_example.c" "$top/tests/kmod/kpmc_cgq.c" "$fsrc/"
+# kpmc_cgq (tests/kmod/kpmc_cgq.c): kernel code counting a cgroup through
+# kpmc's in-kernel API, where the kernel has cgroups.
+printf 'obj-m := kpmc_fmt_example.o\nifdef CONFIG_CGROUPS\nobj-m += kpmc_cgq.o\nendif\nccflags-y := -I%s/kernel/include -I%s/include -Werror\n' \
 	"$top" "$top" >"$fsrc/Kbuild"
 fmk=(make -s -C "$kdir" M="$fsrc" ARCH="$karch" CROSS_COMPILE="${CROSS_COMPILE-$cross}"
      KBUILD_EXTRA_SYMBOLS="$src/Module.symvers" modules)
@@ -62,6 +64,7 @@ else
 	"$top/scripts/chroot-run.sh" "$croot" "${fmk[@]}"
 fi
 cp "$fsrc/kpmc_fmt_example.ko" "$out/kpmc_fmt_example.ko"
+if [ -f "$fsrc/kpmc_cgq.ko" ]; then cp "$fsrc/kpmc_cgq.ko" "$out/"; else rm -f "$out/kpmc_cgq.ko"; fi
 # The placement policy exists for kernels with the scheduler patch.
 if [ -f "$src/kpmc_amp.ko" ]; then cp "$src/kpmc_amp.ko" "$out/"; else rm -f "$out/kpmc_amp.ko"; fi
 echo "build-module: $out/kpmc.ko ($arch, $kdir)"

@@ -35,6 +35,7 @@ root=$out/root
 rm -rf "$root"
 cp -a "$build/$arch/root" "$root"
 cp "$out/kpmc.ko" "$out/kpmc_fmt_example.ko" "$root/"
+if [ -f "$out/kpmc_cgq.ko" ]; then cp "$out/kpmc_cgq.ko" "$root/"; fi
 label="$arch $tier ($kver)"
 [ "$smp" -gt 1 ] && label="$arch $tier $smp CPUs ($kver)"
 KPMC_KERNEL=$img KPMC_TIER_LABEL="$label" \

@@ -119,7 +119,27 @@ while [ $rep -le $REPS ]; do
 		kpmc -G bench_out -A -c pmc1=0x8 -o $OUT/trace.txt -- $BIN/pingpong $ROUNDS 0 >$OUT/prog.txt 2>$OUT/kpmc.err ||
 			echo "KPMC-BENCH-ERROR kpmc -G outside: $(tail -n 2 $OUT/kpmc.err)"
 		cgtag kpmc out <$OUT/prog.txt
-		rmdir $cg/bench_in $cg/bench_out 2>/dev/null
+		# The same while a second cgroup (another job's, empty here) is
+		# counted too: what a switch pays for two counted cgroups. kpmc's
+		# two share the counters (the same event); perf has an event each.
+		mkdir -p $cg/bench_other
+		# (The second cgroup's counting ends with its sleep: the two
+		# ping-pongs take under a second of guest time each.)
+		$BIN/perfcount -G $cg/bench_other sleep 4 >/dev/null 2>&1 &
+		sleep 0.5
+		$BIN/perfcount -G $cg/bench_in sh -c "$in" 2>$OUT/perf.err | cgtag perf2 in
+		$BIN/perfcount -G $cg/bench_out $BIN/pingpong $ROUNDS 0 2>$OUT/perf.err | cgtag perf2 out
+		wait
+		kpmc -G bench_other -A -c pmc1=0x8 -- sleep 4 >/dev/null 2>&1 &
+		sleep 0.5
+		kpmc -G bench_in -A -c pmc1=0x8 -o $OUT/trace.txt -- sh -c "$in" >$OUT/prog.txt 2>$OUT/kpmc.err ||
+			echo "KPMC-BENCH-ERROR kpmc -G inside, beside another: $(tail -n 2 $OUT/kpmc.err)"
+		cgtag kpmc2 in <$OUT/prog.txt
+		kpmc -G bench_out -A -c pmc1=0x8 -o $OUT/trace.txt -- $BIN/pingpong $ROUNDS 0 >$OUT/prog.txt 2>$OUT/kpmc.err ||
+			echo "KPMC-BENCH-ERROR kpmc -G outside, beside another: $(tail -n 2 $OUT/kpmc.err)"
+		cgtag kpmc2 out <$OUT/prog.txt
+		wait
+		rmdir $cg/bench_in $cg/bench_out $cg/bench_other 2>/dev/null
 	fi
 
 	# 1b. The same with more monitored threads alive (asleep): kpmc finds a

@@ -134,6 +134,31 @@ dmesg | grep -qF "kpmc: enable: system-wide monitoring is already on with other 
 verdict arm64_cgroup_two_at_once "$r"
 rmdir $CG/ka/kb $CG/ka
 
+# Kernel code counting a cgroup (kpmc_cgq.ko: kpmc's in-kernel API, read
+# from a 1 ms hard-IRQ timer) beside kpmc -G of the same cgroup during the
+# same run: the same counters (the same events, shared), the same count;
+# its last read from the timer, at most one fold (50 ms) behind, less or
+# equal; the module and its count gone at rmmod, kpmc then free to unload.
+r=""
+mkdir -p $CG/kq
+insmod /kpmc_cgq.ko path=/kq config=pmc1=0x8 || r="insmod kpmc_cgq failed: $(dmesg | tail -n 2);"
+kpmc -G kq -A -c pmc1=0x8 -- "$BIN/cgwork" $CG/kq $N >$OUT/cg_api.txt 2>&1 ||
+	r="$r kpmc -G beside it failed: $(tail -n 3 $OUT/cg_api.txt);"
+sleep 0.2
+timer=$(cat /sys/module/kpmc_cgq/parameters/count 2>/dev/null)
+reads=$(cat /sys/module/kpmc_cgq/parameters/reads 2>/dev/null)
+dmesg -c >/dev/null
+rmmod kpmc_cgq || r="$r rmmod kpmc_cgq failed;"
+api=$(dmesg | sed -n 's/.*kpmc_cgq: final pmc1=\([0-9]*\) .*/\1/p')
+k=$(cg_total $OUT/cg_api.txt)
+echo "in-kernel API: final $api, its timer's last read $timer ($reads reads); kpmc -G $k"
+[ -n "$api" ] && [ "$api" = "$k" ] || r="$r the in-kernel API counted '$api', kpmc -G '$k';"
+[ -n "$timer" ] && [ "$timer" -le "${api:-0}" ] && [ "$timer" -ge $((12 * N)) ] ||
+	r="$r the timer's last read '$timer': not between 12N and the final count;"
+[ "${reads:-0}" -ge 100 ] || r="$r only '$reads' reads from the timer;"
+rmdir $CG/kq
+verdict arm64_cgroup_in_kernel_api "$r"
+
 # A cgroup that does not exist is made for the program, which runs in it
 # from its first instruction, and removed at the end: loop's own count
 # (per thread, from its exec) and the few hundred instructions of kpmc's

@@ -308,6 +308,12 @@ static inline void kpmc_cgroup_put(struct cgroup *cgrp)
 	cgroup_put(cgrp);
 }
 
+/* One reference more on a cgroup the caller holds. */
+static inline void kpmc_cgroup_hold(struct cgroup *cgrp)
+{
+	css_get(&cgrp->self);
+}
+
 /* Caller holds rcu_read_lock(). */
 static inline bool kpmc_task_in_cgroup(struct task_struct *task, struct cgroup *cgrp)
 {
@@ -321,6 +327,10 @@ static inline struct cgroup *kpmc_cgroup_get_from_fd(int fd)
 }
 
 static inline void kpmc_cgroup_put(struct cgroup *cgrp)
+{
+}
+
+static inline void kpmc_cgroup_hold(struct cgroup *cgrp)
 {
 }
 
