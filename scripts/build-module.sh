@@ -54,8 +54,8 @@ mkdir -p "$fsrc"
 cp -s "$top/tests/kmod/kpmc_fmt_example.c" "$top/tests/kmod/kpmc_cgq.c" "$fsrc/"
 # kpmc_cgq (tests/kmod/kpmc_cgq.c): kernel code counting a cgroup through
 # kpmc's in-kernel API, where the kernel has cgroups.
-printf 'obj-m := kpmc_fmt_example.o\nifdef CONFIG_CGROUPS\nobj-m += kpmc_cgq.o\nendif\nccflags-y := -I%s/kernel/include -I%s/include -Werror\n' \
-	"$top" "$top" >"$fsrc/Kbuild"
+printf 'obj-m := kpmc_fmt_example.o\nifdef CONFIG_CGROUPS\nobj-m += kpmc_cgq.o\nendif\nccflags-y := -I%s/kernel/include -I%s/include -Werror\ninclude %s/kernel/compat.mk\n' \
+	"$top" "$top" "$top" >"$fsrc/Kbuild"
 fmk=(make -s -C "$kdir" M="$fsrc" ARCH="$karch" CROSS_COMPILE="${CROSS_COMPILE-$cross}"
      KBUILD_EXTRA_SYMBOLS="$src/Module.symvers" modules)
 if [ "$builder" = host ]; then

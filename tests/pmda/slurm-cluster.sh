@@ -152,12 +152,13 @@ jd=$(grep -a 'node: submitted job d=' "$work/node1.log" | sed 's/.*d=\([0-9]*\).
 je=$(grep -a 'node: submitted job e=' "$work/node1.log" | sed 's/.*e=\([0-9]*\).*/\1/')
 jf=$(grep -a 'node: submitted job f=' "$work/node1.log" | sed 's/.*f=\([0-9]*\).*/\1/')
 jg=$(grep -a 'node: submitted job g=' "$work/node1.log" | sed 's/.*g=\([0-9]*\).*/\1/')
-[ -n "$ja" ] && [ -n "$jb" ] && [ -n "$jc" ] && [ -n "$jd" ] && [ -n "$je" ] && [ -n "$jf" ] && [ -n "$jg" ] || fail "no job ids: $(grep -a 'node: submitted' "$work/node1.log")"
+jh=$(grep -a 'node: submitted job h=' "$work/node1.log" | sed 's/.*h=\([0-9]*\).*/\1/')
+[ -n "$ja" ] && [ -n "$jb" ] && [ -n "$jc" ] && [ -n "$jd" ] && [ -n "$je" ] && [ -n "$jf" ] && [ -n "$jg" ] && [ -n "$jh" ] || fail "no job ids: $(grep -a 'node: submitted' "$work/node1.log")"
 echo "slurm-cluster: jobs a=$ja (node1, with an outsider claiming it) b=$jb (node2) c=$jc (both nodes) d=$jd (node1, empty loop) e=$je (sbatch --kpmc, srun inside, both nodes) f=$jf (two steps at once on node1)"
 # Each node's reports are written at its step's end, which may come after
 # the submitting node is done: all four in the users' directories.
 for i in $(seq 1 120); do
-	[ "$(reports 1 | grep -c '^/home/hpc/')" -ge 7 ] && [ "$(reports 2 | grep -c '^/home/hpc/')" -ge 3 ] && break
+	[ "$(reports 1 | grep -c '^/home/hpc/')" -ge 7 ] && [ "$(reports 2 | grep -c '^/home/hpc/')" -ge 4 ] && break
 	sleep 1
 done
 # The known work: the loop's 2 * ITERS instructions, 1 ns each under -icount shift=0.
@@ -223,6 +224,20 @@ check_report node1 "$je" 0
 # of it; the third, with the same events, counted its own loop beside it.
 check_report node1 "$jf" 0 5
 check_report node1 "$jf" 2
+# Job h (interval=100): its totals within the bound, and its counts over
+# time: an interval a line (each CPU's k-th record of the step's cgroup is
+# interval k), together exactly the totals (the same records), none with
+# more run time than its 100 ms (+10 %: a late tick's record ends late).
+check_report node2 "$jh" 0
+tot=$(eval echo \$got_node2_$jh)
+grep -a "node: report /home/hpc/kpmc-$jh.0.node2.series.csv owner hpc: " "$work/node2.log" | tail -n 1 |
+	sed 's/.*owner hpc: //' | tr ' ' '\n' | grep -E '^(interval,|[0-9]+,)' >"$work/series.csv"
+sed 's/^/  series: /' "$work/series.csv"
+awk -F, -v tot="$tot" 'NR == 1 { ok = ($1 == "interval" && $4 == "pmc0=0x100000000"); next }
+	{ n++; s += $4; if ($3 > 110000000) ok = 0 }
+	END { printf "  job %s.0 over time: %d intervals of 100 ms, %d in all (totals %d)\n", "'"$jh"'", n, s, tot
+		exit !(ok && n >= 4 && s == tot) }' "$work/series.csv" ||
+	r="$r job $jh's counts over time: not 4 intervals or more of 100 ms adding up to its totals $tot;"
 grep -aq "node: job f: .*kpmc: job $jf step 1 is not counted on node1: .*system-wide monitoring is already on with other events.* other-rc=0 second-rc=0 first-still-running" "$work/node1.log" ||
 	r="$r job $jf's overlapping steps: $(grep -a 'node: job f:' "$work/node1.log");"
 grep -aq "kpmc-$jf\.1\." "$work/node1.log" && r="$r job $jf's uncounted step left a report;"
@@ -255,7 +270,7 @@ grep -aq "node: refused-nomodule.*kpmc: --kpmc: the kpmc module is not loaded on
 # Prometheus: the steps pmdakpmc serves from each node's spool, by job label.
 sel="kpmc_step_pmc0"
 for i in $(seq 1 60); do
-	[ "$(promql "$sel" | wc -l)" -eq 10 ] && break
+	[ "$(promql "$sel" | wc -l)" -eq 11 ] && break
 	sleep 1
 done
 for job in "$ja" "$jb" "$jc"; do

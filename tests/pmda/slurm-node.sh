@@ -131,6 +131,10 @@ say "spool after the jobs: $(ls -a /var/spool/kpmc | tr '\n' ' ')"
 g=$(as_hpc sbatch --parsable -N1 -w node2 --wrap "sleep 2; /kpmc/jobloop 0 $ITERS 0")
 say "submitted job g=$g"
 wait_jobs "$g"
+# Job h: a step counted over time too (interval=100): its series beside its totals.
+h=$(as_hpc sbatch --parsable -N1 -w node2 --wrap "srun --kpmc=$EVENTS,interval=100 /kpmc/jobloop 0 $ITERS 0")
+say "submitted job h=$h"
+wait_jobs "$h"
 
 # Job f: three steps at once on node1 (the later ones --overlap). The first
 # counts five loops; while it runs, a step asking for other events runs

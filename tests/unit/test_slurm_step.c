@@ -24,6 +24,7 @@
 
 #include "step_count.h"
 #include "step_report.h"
+#include "step_series.h"
 #include "common/cgroup_count.h"
 #include "pmda_steps.h"
 
@@ -46,6 +47,76 @@ static void test_option(void **state)
 	big[sizeof(big) - 1] = '\0';
 	assert_int_equal(kpmc_step_parse_option(big, ev, sizeof(ev), err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "at most 511"));
+}
+
+/* interval=MS taken out of the events wherever it stands; tbs= the plugin's own. */
+static void test_interval(void **state)
+{
+	static const struct {
+		const char *in, *events;
+		unsigned int ms;
+		const char *err;
+	} c[] = {
+		{ "instr,cycles", "instr,cycles", 0, NULL },
+		{ "instr,cycles,interval=100", "instr,cycles", 100, NULL },
+		{ "interval=1000,instr", "instr", 1000, NULL },
+		{ "instr,interval=10,cycles:u", "instr,cycles:u", 10, NULL },
+		{ "instr,interval=9", NULL, 0, "'interval=9': want interval=MS, 10 to 3600000 ms" },
+		{ "instr,interval=1s", NULL, 0, "'interval=1s': want interval=MS, 10 to 3600000 ms" },
+		{ "instr,interval=", NULL, 0, "'interval=': want interval=MS, 10 to 3600000 ms" },
+		{ "instr,interval=3600001", NULL, 0, "'interval=3600001': want interval=MS" },
+		{ "interval=100,interval=200,instr", NULL, 0, "interval= given twice" },
+		{ "interval=100", NULL, 0, "interval= and no events" },
+		{ "instr,tbs=100", NULL, 0, "tbs= is the plugin's to set" },
+	};
+	char ev[KPMC_STEP_EVENTS_MAX];
+	unsigned int ms;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		snprintf(ev, sizeof(ev), "%s", c[i].in);
+		if (c[i].events) {
+			assert_int_equal(kpmc_step_take_interval(ev, &ms, err, sizeof(err)), 0);
+			assert_string_equal(ev, c[i].events);
+			assert_int_equal(ms, c[i].ms);
+		} else {
+			assert_int_equal(kpmc_step_take_interval(ev, &ms, err, sizeof(err)), -1);
+			assert_non_null(strstr(err, c[i].err));
+		}
+	}
+}
+
+/* Each CPU's k-th record is interval k: the series sums them; other records are not in it. */
+static void test_series(void **state)
+{
+	struct kpmc_step_series s = { .interval_ms = 100 };
+	char names[KPMC_MAX_COUNTERS][96] = { [0] = "instr", [2] = "cycles" };
+	struct kpmc_record r = { .kind = KPMC_REC_CPU, .counter_mask = 5 };
+	char *csv;
+
+	(void)state;
+	for (unsigned int cpu = 0; cpu < 2; cpu++) {
+		for (uint64_t k = 1; k <= 3; k++) {
+			r.cpu = (uint16_t)cpu;
+			r.nsample = k;
+			r.counts[0] = 10 * k + cpu;
+			r.counts[2] = 1000;
+			r.run_ns = 7;
+			kpmc_step_series_add(&s, &r);
+		}
+	}
+	r.kind = KPMC_REC_LOST;
+	r.nsample = 9;
+	kpmc_step_series_add(&s, &r);
+	assert_int_equal(s.n, 3);
+	csv = kpmc_step_series_csv(&s, (const char (*)[96])names);
+	assert_non_null(csv);
+	assert_string_equal(csv, "interval,end_ms,run_ns,instr,cycles\n"
+				 "1,100,14,21,2000\n"
+				 "2,200,14,41,2000\n"
+				 "3,300,14,61,2000\n");
+	free(csv);
+	kpmc_step_series_free(&s);
 }
 
 static void test_kernel_tokens(void **state)
@@ -258,6 +329,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_option),
+		cmocka_unit_test(test_interval),
+		cmocka_unit_test(test_series),
 		cmocka_unit_test(test_kernel_tokens),
 		cmocka_unit_test(test_cgroup_path),
 		cmocka_unit_test(test_totals_and_report),

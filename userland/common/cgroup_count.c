@@ -56,6 +56,8 @@ int kpmc_cgroup_count_start(struct kpmc_cgroup_count *s, const char *events, int
 
 void kpmc_cgroup_count_add(struct kpmc_cgroup_count *s, const struct kpmc_record *r)
 {
+	if (s->on_record)
+		s->on_record(r, s->arg);
 	s->records++;
 	if (r->kind == KPMC_REC_LOST) {
 		s->lost += r->lost;
@@ -70,12 +72,31 @@ void kpmc_cgroup_count_add(struct kpmc_cgroup_count *s, const struct kpmc_record
 	s->run_ns += r->run_ns;
 }
 
-int kpmc_cgroup_count_finish(struct kpmc_cgroup_count *s, char *err, size_t len)
+int kpmc_cgroup_count_drain(struct kpmc_cgroup_count *s, char *err, size_t len)
 {
 	struct kpmc_record recs[64];
+	ssize_t n;
+
+	for (;;) {
+		n = read(s->fd, recs, sizeof(recs));
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno != EAGAIN) {
+				snprintf(err, len, "reading the records: %s", strerror(errno));
+				return -1;
+			}
+			return 0;
+		}
+		for (ssize_t i = 0; i < n / (ssize_t)sizeof(recs[0]); i++)
+			kpmc_cgroup_count_add(s, &recs[i]);
+	}
+}
+
+int kpmc_cgroup_count_finish(struct kpmc_cgroup_count *s, char *err, size_t len)
+{
 	char why[512];
 	int rc = 0;
-	ssize_t n;
 
 	if (s->fd < 0) {
 		snprintf(err, len, "no cgroup was counted here");
@@ -85,20 +106,8 @@ int kpmc_cgroup_count_finish(struct kpmc_cgroup_count *s, char *err, size_t len)
 		snprintf(err, len, "cannot stop counting: %s", why);
 		rc = -1;
 	}
-	for (;;) {
-		n = read(s->fd, recs, sizeof(recs));
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0 && errno != EAGAIN) {
-				snprintf(err, len, "reading the records: %s", strerror(errno));
-				rc = -1;
-			}
-			break;
-		}
-		for (ssize_t i = 0; i < n / (ssize_t)sizeof(recs[0]); i++)
-			kpmc_cgroup_count_add(s, &recs[i]);
-	}
+	if (kpmc_cgroup_count_drain(s, err, len))
+		rc = -1;
 	close(s->fd);
 	s->fd = -1;
 	s->counting = 0;

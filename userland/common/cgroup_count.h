@@ -22,6 +22,9 @@ struct kpmc_cgroup_count {
 	uint64_t counts[KPMC_MAX_COUNTERS];
 	uint64_t run_ns;			/* CPU time the cgroup's tasks ran, over all CPUs */
 	uint64_t records, lost;
+	/* Each record as it is taken, for the caller (counts over time), or NULL. */
+	void (*on_record)(const struct kpmc_record *r, void *arg);
+	void *arg;
 };
 
 /*
@@ -36,6 +39,14 @@ int kpmc_cgroup_count_start(struct kpmc_cgroup_count *s, const char *events, int
 
 /* One record of the session into the totals (CPU records; LOST counted). */
 void kpmc_cgroup_count_add(struct kpmc_cgroup_count *s, const struct kpmc_record *r);
+
+/*
+ * The records there are now into the totals (none waited for): for a
+ * session whose configuration has CPUs send records as they count (tbs=),
+ * taken while counting so that its ring never fills. Any one thread at a
+ * time. 0, or -1 with why in err.
+ */
+int kpmc_cgroup_count_drain(struct kpmc_cgroup_count *s, char *err, size_t len);
 
 /*
  * Stop counting (every CPU sends what it counted since its last record),

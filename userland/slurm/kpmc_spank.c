@@ -26,6 +26,8 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,7 @@
 
 #include "step_count.h"
 #include "step_report.h"
+#include "step_series.h"
 #include "common/cgroup_count.h"
 #include "common/kpmc_proc.h"
 #include "common/pfm_events.h"
@@ -49,6 +52,12 @@ static char spool[200] = KPMC_SPOOL_DEFAULT;
 static struct kpmc_cgroup_count count = { .fd = -1 };
 static struct kpmc_step_report report;
 static int started;
+/* --kpmc=...,interval=MS: counts over time, taken by a thread while the step runs. */
+static unsigned int interval_ms;
+static struct kpmc_step_series series;
+static pthread_t drainer;
+static int draining;
+static volatile int drain_stop;
 
 static int kpmc_opt(int val, const char *optarg, int remote)
 {
@@ -56,7 +65,8 @@ static int kpmc_opt(int val, const char *optarg, int remote)
 
 	(void)val;
 	(void)remote;
-	if (kpmc_step_parse_option(optarg, events, sizeof(events), err, sizeof(err))) {
+	if (kpmc_step_parse_option(optarg, events, sizeof(events), err, sizeof(err)) ||
+	    kpmc_step_take_interval(events, &interval_ms, err, sizeof(err))) {
 		slurm_error("kpmc: %s", err);
 		return -1;
 	}
@@ -66,7 +76,8 @@ static int kpmc_opt(int val, const char *optarg, int remote)
 static struct spank_option kpmc_option = {
 	"kpmc", "EVENTS",
 	"Count the step's tasks on each node with kpmc: EVENTS as kpmc -c takes them "
-	"(e.g. instr,cycles); totals in kpmc-JOB.STEP.NODE.{csv,json} in the submit directory",
+	"(e.g. instr,cycles), and interval=MS for counts over time too; totals in "
+	"kpmc-JOB.STEP.NODE.{csv,json} in the submit directory (.series.csv: over time)",
 	1, 0, kpmc_opt
 };
 
@@ -132,10 +143,36 @@ static void node_name(char *out, size_t len)
 	snprintf(out, len, "%s", host[0] ? host : "node");
 }
 
+static void series_record(const struct kpmc_record *r, void *arg)
+{
+	(void)arg;
+	kpmc_step_series_add(&series, r);
+}
+
+/*
+ * The session's records as they come (each CPU's every interval): taken
+ * while the step runs, so that the ring never fills however long it runs.
+ */
+static void *drain_loop(void *unused)
+{
+	struct pollfd p = { .fd = count.fd, .events = POLLIN };
+	char err[256];
+
+	(void)unused;
+	while (!drain_stop) {
+		poll(&p, 1, 200);
+		if (kpmc_cgroup_count_drain(&count, err, sizeof(err))) {
+			slurm_error("kpmc: job %u step %s: %s", report.job, report.step, err);
+			break;
+		}
+	}
+	return NULL;
+}
+
 /* The first task, in the step's cgroup, waits before its exec: count the cgroup. */
 int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 {
-	char path[512], dir[600], text[2048], err[600];
+	char path[512], dir[600], text[2048], err[600], config[KPMC_STEP_EVENTS_MAX + 16];
 	pid_t pid;
 	int fd, n, cg, e;
 
@@ -172,7 +209,12 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 		slurm_error("kpmc: the step's cgroup %s: %m", dir);
 		return -1;
 	}
-	e = kpmc_cgroup_count_start(&count, events, cg, err, sizeof(err));
+	/* Counts over time: each CPU sends its counts every interval (the module's tbs). */
+	if (interval_ms)
+		snprintf(config, sizeof(config), "%s,tbs=%u", events, interval_ms);
+	else
+		snprintf(config, sizeof(config), "%s", events);
+	e = kpmc_cgroup_count_start(&count, config, cg, err, sizeof(err));
 	close(cg);
 	/*
 	 * Other steps count this node with other events (a job sharing the
@@ -194,6 +236,14 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	node_name(report.node, sizeof(report.node));
 	snprintf(report.events, sizeof(report.events), "%s", events);
 	report.count = &count;
+	if (interval_ms) {
+		series.interval_ms = interval_ms;
+		count.on_record = series_record;
+		draining = !pthread_create(&drainer, NULL, drain_loop, NULL);
+		if (!draining)
+			slurm_error("kpmc: job %u step %s: no thread to take the counts over time; totals only",
+				    report.job, report.step);
+	}
 	slurm_info("kpmc: counting %s (job %u, step %s) on %s", path, report.job, report.step,
 		   report.node);
 	return 0;
@@ -225,6 +275,15 @@ static void write_files(spank_t sp)
 	if (kpmc_step_report_name(&report, ".json", name, sizeof(name)) ||
 	    kpmc_step_write_as(report.uid, gid, dir, name, json, err, sizeof(err)))
 		slurm_error("kpmc: %s", err);
+	if (series.interval_ms) {
+		char *text = kpmc_step_series_csv(&series, count.counter_name);
+
+		if (!text || kpmc_step_report_name(&report, ".series.csv", name, sizeof(name)) ||
+		    kpmc_step_write_as(report.uid, gid, dir, name, text, err, sizeof(err)))
+			slurm_error("kpmc: job %u step %s: counts over time: %s", report.job, report.step,
+				    text ? err : "out of memory");
+		free(text);
+	}
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)
@@ -235,6 +294,11 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)av;
 	if (!spank_remote(sp) || count.fd < 0)
 		return 0;
+	if (draining) {
+		drain_stop = 1;
+		pthread_join(drainer, NULL);
+		draining = 0;
+	}
 	if (kpmc_cgroup_count_finish(&count, err, sizeof(err))) {
 		slurm_error("kpmc: job %u step %s: %s", report.job, report.step, err);
 		return -1;

@@ -3,6 +3,7 @@
 #include "step_count.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,49 @@ int kpmc_step_parse_option(const char *arg, char *events, size_t len, char *err,
 		}
 	}
 	memcpy(events, arg, n + 1);
+	return 0;
+}
+
+int kpmc_step_take_interval(char *events, unsigned int *interval_ms, char *err, size_t elen)
+{
+	char *tok = events, *end, *next;
+	unsigned long ms;
+
+	*interval_ms = 0;
+	while (*tok) {
+		end = strchr(tok, ',');
+		next = end ? end + 1 : tok + strlen(tok);
+		if (!strncmp(tok, "tbs=", 4)) {
+			snprintf(err, elen, "--kpmc: tbs= is the plugin's to set: ask for counts over time with interval=MS");
+			return -1;
+		}
+		if (strncmp(tok, "interval=", 9)) {
+			tok = next;
+			continue;
+		}
+		errno = 0;
+		ms = isdigit((unsigned char)tok[9]) ? strtoul(tok + 9, &end, 10) : 0;
+		if (errno || !ms || (*end && *end != ',') || ms < 10 || ms > 3600000) {
+			snprintf(err, elen, "--kpmc: '%.*s': want interval=MS, 10 to 3600000 ms",
+				 (int)strcspn(tok, ","), tok);
+			return -1;
+		}
+		if (*interval_ms) {
+			snprintf(err, elen, "--kpmc: interval= given twice");
+			return -1;
+		}
+		*interval_ms = (unsigned int)ms;
+		/* The token out, with the comma before it or after it. */
+		if (tok > events && !*next) {
+			tok[-1] = '\0';
+			break;
+		}
+		memmove(tok, next, strlen(next) + 1);
+	}
+	if (!events[0]) {
+		snprintf(err, elen, "--kpmc: interval= and no events");
+		return -1;
+	}
 	return 0;
 }
 

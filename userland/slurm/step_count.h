@@ -22,6 +22,14 @@
 int kpmc_step_parse_option(const char *arg, char *events, size_t len, char *err, size_t elen);
 
 /*
+ * --kpmc=EVENTS,interval=MS: counts over time too, every MS ms (10 to
+ * 3600000) of each CPU's time. The interval=MS token is taken out of events
+ * (*interval_ms: MS, or 0 without one); a tbs= token is refused (the
+ * interval is the plugin's to set). 0, or -1 with why in err.
+ */
+int kpmc_step_take_interval(char *events, unsigned int *interval_ms, char *err, size_t elen);
+
+/*
  * Does raw (the kernel's form) count kernel mode (an osN=1 token)? The step
  * is counted by root, on behalf of its user: kernel mode only where
  * perf_event_paranoid lets anyone count their own tasks' kernel mode (<= 1).
