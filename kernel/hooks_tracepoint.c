@@ -9,23 +9,10 @@
 #include <linux/binfmts.h>
 
 #include <trace/events/sched.h>
-#ifdef CONFIG_CGROUPS
-#include <trace/events/cgroup.h>
-#endif
 
 #include "kpmc/compat.h"
 #include "kpmc/hooks.h"
 
-/*
- * Each probe has exactly the prototype this kernel's tracepoint calls it
- * with: checked against the kernel's own declaration (register_trace_X
- * takes a probe of that type; only its type is looked at, nothing is
- * linked against the unexported tracepoint).
- */
-#define KPMC_CHECK_PROBE(tp, probe)					\
-	static_assert(__same_type(&register_trace_##tp,			\
-				  int (*)(typeof(&(probe)), void *)),	\
-		      "kpmc: " #probe " does not match tracepoint " #tp)
 
 static void probe_switch(KPMC_TP_SWITCH_PROTO(prev, next))
 {
@@ -59,15 +46,6 @@ static void probe_migrate(void *data, struct task_struct *p, int dest_cpu)
 	kpmc_hook_migrate(p, dest_cpu);
 }
 
-#ifdef CONFIG_CGROUPS
-static void probe_cgroup_attach(void *data, struct cgroup *dst, const char *path,
-				struct task_struct *task, bool threadgroup)
-{
-	kpmc_hook_cgroup_moved(task, threadgroup);
-}
-
-KPMC_CHECK_PROBE(cgroup_attach_task, probe_cgroup_attach);
-#endif
 
 KPMC_CHECK_PROBE(sched_switch, probe_switch);
 KPMC_CHECK_PROBE(sched_process_fork, probe_fork);
@@ -136,31 +114,6 @@ static void tracepoints_detach(void)
 	tracepoints_detach_first(ARRAY_SIZE(kpmc_tracepoints));
 }
 
-#ifdef CONFIG_CGROUPS
-static struct tracepoint *cgroup_attach_tp;
-
-static void find_cgroup_tracepoint(struct tracepoint *tp, void *unused)
-{
-	if (!strcmp(tp->name, "cgroup_attach_task"))
-		cgroup_attach_tp = tp;
-}
-
-int kpmc_cgroup_hook_attach(void)
-{
-	for_each_kernel_tracepoint(find_cgroup_tracepoint, NULL);
-	if (!cgroup_attach_tp) {
-		pr_err("kpmc: tracepoint cgroup_attach_task not found\n");
-		return -ENOENT;
-	}
-	return tracepoint_probe_register(cgroup_attach_tp, probe_cgroup_attach, NULL);
-}
-
-void kpmc_cgroup_hook_detach(void)
-{
-	tracepoint_probe_unregister(cgroup_attach_tp, probe_cgroup_attach, NULL);
-	tracepoint_synchronize_unregister();
-}
-#endif
 
 static int tracepoints_attach_all(void)
 {

@@ -19,7 +19,8 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 root=${1:-$top}
 files=(userland/libkpmc/include/kpmc.h kernel/include/kpmc/format.h
-	kernel/include/kpmc/backend.h kernel/include/kpmc/monmod.h kernel/layer_interfaces.h)
+	kernel/include/kpmc/backend.h kernel/include/kpmc/monmod.h kernel/layer_interfaces.h
+	kernel/include/kpmc/cgroup_count.h)
 kd=${KPMC_KERNEL_DOC:-/usr/lib/linux-kbuild-6.1/scripts/kernel-doc}
 
 if [ ! -f "$kd" ]; then

@@ -157,7 +157,7 @@ check kerneldoc "$top/tests/host/kerneldoc.sh"
 mkdir -p "$copy/kd/userland/libkpmc/include" "$copy/kd/kernel/include/kpmc"
 cp "$top/userland/libkpmc/include/kpmc.h" "$copy/kd/userland/libkpmc/include/"
 cp "$top/kernel/layer_interfaces.h" "$copy/kd/kernel/"
-cp "$top"/kernel/include/kpmc/{format,backend,monmod}.h "$copy/kd/kernel/include/kpmc/"
+cp "$top"/kernel/include/kpmc/{format,backend,monmod,cgroup_count}.h "$copy/kd/kernel/include/kpmc/"
 sed -i '/^ \* @fn: called for each sample$/d' "$copy/kd/userland/libkpmc/include/kpmc.h"
 planted kerneldoc_planted "a @param line removed" "$top/tests/host/kerneldoc.sh" "$copy/kd" <<'EOF'
 kpmc\.h:[0-9]*: warning: Function parameter or .*member 'fn' not described in 'kpmc_region_samples'

@@ -25,6 +25,17 @@ void kpmc_hook_free(struct task_struct *task);
  */
 void kpmc_hook_cgroup_moved(struct task_struct *task, bool threadgroup);
 
+/*
+ * A tracepoint probe of a hook source has exactly the prototype this kernel's tracepoint calls it
+ * with: checked against the kernel's own declaration (register_trace_X
+ * takes a probe of that type; only its type is looked at, nothing is
+ * linked against the unexported tracepoint).
+ */
+#define KPMC_CHECK_PROBE(tp, probe)					\
+	static_assert(__same_type(&register_trace_##tp,			\
+				  int (*)(typeof(&(probe)), void *)),	\
+		      "kpmc: " #probe " does not match tracepoint " #tp)
+
 struct kpmc_hook_source {
 	const char *name;
 	int (*attach)(void);
