@@ -189,6 +189,17 @@ enable_fd7 $CG/kt cgroup=7 cgroup=7 stop=1 stop=1 stop=x >$OUT/cg_again.txt 2>&1
 cat $OUT/cg_bad.txt $OUT/cg_good.txt $OUT/cg_again.txt
 [ "$(tr '\n' ' ' <$OUT/cg_again.txt)" = "ACCEPTED cgroup=7 ACCEPTED stop=1 " ] ||
 	r="$r the same cgroup twice, then stopped twice: $(tr '\n' ' ' <$OUT/cg_again.txt);"
+# Another session's start is not this one's to stop: while kpmc -G counts
+# kv (made for its program; its start 1), stop=1 from a second session is refused and its
+# counting goes on to the end of its program.
+kpmc -G kv -A -c pmc1=0x8 -- "$BIN/loop" 500000000 >$OUT/cg_victim.txt 2>&1 &
+vp=$!
+sleep 0.2
+enable_fd7 /tmp stop=1 >$OUT/cg_thief.txt 2>&1
+wait $vp || r="$r kpmc -G beside another session's stop=1 failed: $(tail -n 2 $OUT/cg_victim.txt);"
+grep -q ACCEPTED $OUT/cg_thief.txt && r="$r another session's stop=1 was accepted;"
+v=$(cg_total $OUT/cg_victim.txt)
+[ -n "$v" ] && [ "$v" -ge 1000000000 ] || r="$r kv counted '$v' with another session's stop=1 tried, expected the loop's 1e9 or more;"
 for m in "this session counts that cgroup already" "'stop=1': this session started no such system-wide counting" \
 	"'stop=x': want the number of a system-wide start (1, 2, ...)"; do
 	dmesg | grep -qF "kpmc: enable: $m" || r="$r no dmesg line '$m';"
