@@ -28,6 +28,12 @@ void kpmc_defer(struct work_struct *work)
 	queue_work(kpmc_wq, work);
 }
 
+/* work runs delay jiffies from now (from the last of several such calls). */
+void kpmc_defer_delayed(struct delayed_work *work, unsigned long delay)
+{
+	mod_delayed_work(kpmc_wq, work, delay);
+}
+
 void kpmc_defer_rcu(struct rcu_work *work)
 {
 	queue_rcu_work(kpmc_wq, work);

@@ -16,6 +16,7 @@ void kpmc_reject(struct kpmc_thread *t, const char *file, const char *fmt, ...) 
 int kpmc_defer_init(void);
 void kpmc_defer_exit(void);
 void kpmc_defer(struct work_struct *work);
+void kpmc_defer_delayed(struct delayed_work *work, unsigned long delay);
 void kpmc_defer_rcu(struct rcu_work *work);
 void kpmc_flush_deferred(void);
 

@@ -38,7 +38,16 @@ DEFINE_PER_CPU(struct kpmc_cpu, kpmc_cpus);
  * counters back from a work item, since threads stop in scheduler context.
  * Until then perf's events on those counters stay unscheduled, so perf sees
  * time_running < time_enabled and never a complete-looking wrong count.
+ *
+ * The give-back waits KPMC_PMU_LINGER_MS after the last user left: a thread
+ * that stops and starts again (PAPI_stop, PAPI_start around each region)
+ * would otherwise pay a release and a claim each time, the release's grace
+ * period (synchronize_rcu) among them: 12 ms a pair in the arm64 guest at
+ * HZ=250. A start meanwhile finds the counters still claimed. A session's
+ * close gives them back at once (kpmc_pmu_settle), so a finished
+ * "kpmc -- prog" leaves perf its counters as before.
  */
+#define KPMC_PMU_LINGER_MS	1000
 static DEFINE_MUTEX(kpmc_pmu_lock);
 static atomic_t kpmc_pmu_users = ATOMIC_INIT(0);
 static bool kpmc_pmu_claimed;		/* under kpmc_pmu_lock */
@@ -124,7 +133,7 @@ static void pmu_release_work(struct work_struct *work)
 	mutex_unlock(&kpmc_pmu_lock);
 }
 
-static DECLARE_WORK(kpmc_pmu_release_work, pmu_release_work);
+static DECLARE_DELAYED_WORK(kpmc_pmu_release_work, pmu_release_work);
 
 /*
  * The last user can stop in the scheduler's switch hook, under the
@@ -133,7 +142,7 @@ static DECLARE_WORK(kpmc_pmu_release_work, pmu_release_work);
  */
 static void pmu_release_irq_work(struct irq_work *w)
 {
-	kpmc_defer(&kpmc_pmu_release_work);
+	kpmc_defer_delayed(&kpmc_pmu_release_work, msecs_to_jiffies(KPMC_PMU_LINGER_MS));
 }
 
 static struct irq_work kpmc_pmu_release_irq_work;
@@ -198,18 +207,18 @@ unsigned int kpmc_pmu_user_count(bool *claimed)
 	return atomic_read(&kpmc_pmu_users);
 }
 
-/* Process context: wait for a give-back already on its way. */
+/* Process context: a give-back on its way (lingering or not) done now. */
 void kpmc_pmu_settle(void)
 {
 	irq_work_sync(&kpmc_pmu_release_irq_work);
-	flush_work(&kpmc_pmu_release_work);
+	flush_delayed_work(&kpmc_pmu_release_work);
 }
 
 /* Unload: every user is gone (threads freed, system session stopped). */
 void kpmc_pmu_shutdown(void)
 {
 	irq_work_sync(&kpmc_pmu_release_irq_work);
-	cancel_work_sync(&kpmc_pmu_release_work);
+	cancel_delayed_work_sync(&kpmc_pmu_release_work);
 	mutex_lock(&kpmc_pmu_lock);
 	if (atomic_read(&kpmc_pmu_users))
 		pr_err("kpmc: leak: %d PMU users at unload\n", atomic_read(&kpmc_pmu_users));

@@ -50,7 +50,7 @@ if [ "${1:-}" = stage ]; then
 		multiplex1 multiplex2 multiplex3_pthreads overflow overflow_pthreads all_native_events; do
 		progs+=("$src/ctests/$t")
 	done
-	progs+=("$out/bin/papi_loop")
+	progs+=("$out/bin/papi_loop" "$out/bin/papi_regions")
 	for p in "${progs[@]}"; do
 		aarch64-linux-gnu-strip -o "$dst/bin/${p##*/}" "$p"
 	done
@@ -187,5 +187,14 @@ loop_src=$root/userland/papi/test/papi_loop.c
 if [ ! "$out/bin/papi_loop" -nt "$loop_src" ] || [ "$root/tests/progs/spin.h" -nt "$out/bin/papi_loop" ] || [ "$tree/src/libpapi.so.7.0.0.0" -nt "$out/bin/papi_loop" ]; then
 	run_low "$cc" -std=gnu11 -Wall -Wextra -Werror -O2 -I"$tree/src" -I"$root/tests/progs" -o "$out/bin/papi_loop" "$loop_src" \
 		"$tree/src/libpapi.so.7.0.0.0" -Wl,-rpath="$tree/src"
+fi
+# papi_regions: the same regions through PAPI's high-level API and through
+# libkpmc's regions (this tree's libkpmc.a, as the component's).
+regions_src=$root/userland/papi/test/papi_regions.c
+if [ ! "$out/bin/papi_regions" -nt "$regions_src" ] || [ "$root/tests/progs/spin.h" -nt "$out/bin/papi_regions" ] ||
+	[ "$tree/src/libpapi.so.7.0.0.0" -nt "$out/bin/papi_regions" ] || [ "$out/libkpmc/libkpmc.a" -nt "$out/bin/papi_regions" ]; then
+	run_low "$cc" -std=gnu11 -Wall -Wextra -Werror -O2 -I"$tree/src" -I"$root/tests/progs" -I"$root/userland/libkpmc/include" \
+		-o "$out/bin/papi_regions" "$regions_src" "$tree/src/libpapi.so.7.0.0.0" "$out/libkpmc/libkpmc.a" -L"/usr/lib/$triplet" -lpfm -lpthread -lm \
+		-Wl,-rpath="$tree/src"
 fi
 echo "build-papi: $out/bin (libpapi in $tree/src)" >&2

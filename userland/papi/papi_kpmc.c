@@ -50,6 +50,11 @@ struct kpmc_papi_context {
 	int config_fd, enable_fd;
 	uint32_t tid;				/* the thread that opened them */
 	struct kpmc_papi_control *counting;	/* the event set counting now, or NULL */
+	/*
+	 * The configuration last written, which kpmc keeps for the thread
+	 * across its stops: a start of the same event set writes it no more.
+	 */
+	char written[KPMC_PAPI_CONFIG_LEN];
 };
 
 /*
@@ -112,6 +117,15 @@ static int disable(int retval, const char *reason)
  * into them (their missing functions are filled in at their start).
  */
 #define KPMC_PAPI_MAX_COMPONENTS 64	/* PAPI's compiled-in components: a handful */
+/*
+ * While presets load, only listed events name theirs: kpmc -L lists the
+ * events the PMU implements (on arm64 the common events PMCEID has), and
+ * a preset of another (PAPI_L1_ICM's L1I_CACHE_REFILL where QEMU's
+ * cortex-a57 has none) would be refused at every PAPI_start, where
+ * perf_event counts 0. Left out, PAPI_query_event says so at once.
+ */
+static int loading_presets;
+
 static void load_presets(int cidx)
 {
 #if defined(HAVE_THREAD_LOCAL_STORAGE)
@@ -131,7 +145,9 @@ static void load_presets(int cidx)
 		disabled[i] = _papi_hwd[i]->cmp_info.disabled;
 		_papi_hwd[i]->cmp_info.disabled = PAPI_ECMP;
 	}
+	loading_presets = 1;
 	ret = _papi_load_preset_table(name, id, cidx);
+	loading_presets = 0;
 	for (i = cidx + 1; i < papi_num_components && i < KPMC_PAPI_MAX_COMPONENTS; i++)
 		_papi_hwd[i]->cmp_info.disabled = disabled[i];
 	_papi_hwi_my_thread = was;
@@ -185,6 +201,7 @@ static int _kpmc_init_thread(hwd_context_t *ctx)
 	c->monitor_fd = c->config_fd = c->enable_fd = -1;
 	c->tid = 0;
 	c->counting = NULL;
+	c->written[0] = '\0';
 	return PAPI_OK;
 }
 
@@ -438,6 +455,7 @@ static void close_session(struct kpmc_papi_context *c)
 	if (c->monitor_fd >= 0)
 		close(c->monitor_fd);
 	c->monitor_fd = c->config_fd = c->enable_fd = -1;
+	c->written[0] = '\0';
 }
 
 /*
@@ -479,6 +497,33 @@ static int open_session(struct kpmc_papi_context *c, const struct kpmc_papi_cont
 }
 
 
+/*
+ * The event set's configuration as the thread's, written unless it is the
+ * one kpmc kept from the thread's last start: 0, or the refusal.
+ */
+static int configure(struct kpmc_papi_context *c, const struct kpmc_papi_control *k, char *why,
+		     size_t len)
+{
+	int err;
+
+	if (!strcmp(c->written, k->plan.config))
+		return 0;
+	c->written[0] = '\0';
+	err = kpmc_proc_request(c->config_fd, k->plan.config, why, len);
+	if (err == -EBUSY) {
+		/*
+		 * Counting already: a thread created by a counting thread
+		 * counts for its creator's session. It stops that, to count
+		 * its own event set in its own session.
+		 */
+		kpmc_proc_request(c->enable_fd, "0", why, len);
+		err = kpmc_proc_request(c->config_fd, k->plan.config, why, len);
+	}
+	if (!err)
+		snprintf(c->written, sizeof(c->written), "%s", k->plan.config);
+	return err;
+}
+
 static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
 	struct kpmc_papi_context *c = ctx;
@@ -491,16 +536,7 @@ static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	err = open_session(c, k);
 	if (err != PAPI_OK)
 		return err;
-	err = kpmc_proc_request(c->config_fd, k->plan.config, why, sizeof(why));
-	if (err == -EBUSY) {
-		/*
-		 * Counting already: a thread created by a counting thread
-		 * counts for its creator's session. It stops that, to count
-		 * its own event set in its own session.
-		 */
-		kpmc_proc_request(c->enable_fd, "0", why, sizeof(why));
-		err = kpmc_proc_request(c->config_fd, k->plan.config, why, sizeof(why));
-	}
+	err = configure(c, k, why, sizeof(why));
 	if (err)
 		return kpmc_error("configuration refused", err, why);
 	/* What the session held before counts for no one. */
@@ -517,6 +553,17 @@ static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 			return kpmc_error("attach refused", err, why);
 	} else {
 		err = kpmc_proc_request(c->enable_fd, "1", why, sizeof(why));
+		if (err == -EINVAL) {
+			/*
+			 * The configuration kept is no longer ours: an attach
+			 * by another session put its own in the thread's
+			 * state meanwhile. Written again.
+			 */
+			c->written[0] = '\0';
+			err = configure(c, k, why, sizeof(why));
+			if (!err)
+				err = kpmc_proc_request(c->enable_fd, "1", why, sizeof(why));
+		}
 		if (err)
 			return kpmc_error("enable refused", err, why);
 		err = read_now(k, &k->base);
@@ -581,7 +628,7 @@ static int _kpmc_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 		err = kpmc_proc_request(c->enable_fd, "0", why, sizeof(why));
 		if (err && ret == PAPI_OK)
 			ret = kpmc_error("stop refused", err, why);
-		drain_session(c, NULL);
+		/* Its detach record is taken at the next start, or the session's close. */
 	}
 	/* PAPI_VERBOSE=1 shows it: the counts of records are short by what was dropped. */
 	if (k->lost)
@@ -771,6 +818,8 @@ static int _kpmc_ntv_name_to_code(const char *name, unsigned int *code)
 {
 	char why[256];
 
+	if (loading_presets)
+		return kpmc_papi_event_find(name, code) ? PAPI_ENOEVNT : PAPI_OK;
 	if (kpmc_papi_event_lookup(&pmu, name, code, why, sizeof(why))) {
 		SUBDBG("kpmc: %s\n", why);
 		return PAPI_ENOEVNT;
@@ -833,6 +882,13 @@ papi_vector_t _kpmc_vector = {
 		.inherit = 1,
 		/* enable pid=N (PAPI_attach); kpmc checks the caller's ptrace rights itself. */
 		.attach = 1,
+		/*
+		 * kpmc does not need the thread stopped, but PAPI's tools and
+		 * tests take 0 to mean nobody need stop it either: zero_attach's
+		 * child then stops itself and waits for a PTRACE_CONT that never
+		 * comes. perf_event says 1; so does kpmc, for the same callers.
+		 */
+		.attach_must_ptrace = 1,
 	},
 	.size = {
 		.context = sizeof(struct kpmc_papi_context),

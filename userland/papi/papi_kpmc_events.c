@@ -141,6 +141,16 @@ const struct kpmc_papi_event *kpmc_papi_event(unsigned int code)
 	return code < kpmc_papi_events_count() ? &table[code] : NULL;
 }
 
+int kpmc_papi_event_find(const char *name, unsigned int *code)
+{
+	const struct kpmc_papi_event *known = find(name);
+
+	if (!known)
+		return -1;
+	*code = (unsigned int)(known - table);
+	return 0;
+}
+
 int kpmc_papi_event_lookup(const struct kpmc_papi_pmu *pmu, const char *name, unsigned int *code,
 			   char *err, size_t len)
 {

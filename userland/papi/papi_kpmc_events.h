@@ -54,6 +54,9 @@ const struct kpmc_papi_event *kpmc_papi_event(unsigned int code);
 int kpmc_papi_event_umask(const struct kpmc_papi_event *e, unsigned int n, char *umask, size_t len,
 			  char *descr, size_t dlen);
 
+/* A known name's code (listed, or added since): 0, or -1. */
+int kpmc_papi_event_find(const char *name, unsigned int *code);
+
 /*
  * A name's code: a known one, or a new entry when kpmc's encoder takes the
  * name. 0, or KPMC_PAPI_PLAN_UNKNOWN (with the encoder's reason in err).
