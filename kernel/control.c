@@ -153,14 +153,15 @@ int kpmc_thread_start_self(struct kpmc_thread *t)
  * counters); out->all.counts is completed with the other sets' counters and
  * out->sets[] says per set what it counted and for how long.
  */
-int kpmc_thread_read_self(struct kpmc_thread *t, struct kpmc_self_sets *out)
+int kpmc_thread_read_self(struct kpmc_thread *t, struct kpmc_self_all *all)
 {
+	struct kpmc_self_sets *out = &all->sets;
 	struct kpmc_cpu *c;
 	const struct kpmc_hw_config *hw;
 	unsigned long flags;
 	unsigned int i, s, pmc;
 
-	memset(out, 0, sizeof(*out));
+	memset(all, 0, sizeof(*all));
 	local_irq_save(flags);
 	if (t->state != KPMC_COUNTING) {
 		local_irq_restore(flags);
@@ -189,6 +190,7 @@ int kpmc_thread_read_self(struct kpmc_thread *t, struct kpmc_self_sets *out)
 		out->all.counts[pmc] = t->total[pmc];
 	for (i = 0; i < hw->nr; i++)
 		out->all.counts[hw->slot[i]] += t->acc[i];
+	all->virt_mask = kpmc_monmod_read_virt(t, all->virt);
 	local_irq_restore(flags);
 	return 0;
 }

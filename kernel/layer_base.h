@@ -26,6 +26,7 @@ int kpmc_monmod_activate(unsigned int index);
 /* t: the thread the sample is for, NULL for a CPU's (system-wide) sample. */
 void kpmc_monmod_sample(struct kpmc_sample *s, struct kpmc_thread *t);
 void kpmc_monmod_thread_start(struct kpmc_thread *t);
+u32 kpmc_monmod_read_virt(struct kpmc_thread *t, u64 virt[KPMC_MAX_VIRT]);
 /* The monitored thread on this CPU changes (either may be NULL); IRQs off. */
 void kpmc_monmod_switch(struct kpmc_thread *out, struct kpmc_thread *in);
 void kpmc_monmod_exit(void);

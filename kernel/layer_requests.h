@@ -18,6 +18,6 @@ int kpmc_threads_stop_all(struct kpmc_thread *owner);
 int kpmc_thread_attach_kernel(struct task_struct *task, struct kpmc_shared_config *conf,
 			      char *why, size_t len);
 int kpmc_thread_detach_kernel(struct task_struct *task);
-int kpmc_thread_read_self(struct kpmc_thread *t, struct kpmc_self_sets *out);
+int kpmc_thread_read_self(struct kpmc_thread *t, struct kpmc_self_all *out);
 
 #endif /* KPMC_LAYER_REQUESTS_H */

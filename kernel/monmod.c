@@ -32,9 +32,19 @@ static void thread_start_locked(const struct kpmc_monitoring_module *monmod,
 				struct kpmc_thread *t, unsigned int epoch)
 {
 	memset(t->monmod_scratch, 0, sizeof(t->monmod_scratch));
+	memset(t->virt_total, 0, sizeof(t->virt_total));
 	t->monmod_epoch = epoch;
 	if (monmod && monmod->thread_start)
 		monmod->thread_start(t->task, t->monmod_scratch);
+}
+
+static void add_virt(u64 *sum, const u64 *v, u32 mask)
+{
+	unsigned int i;
+
+	for (i = 0; mask && i < KPMC_MAX_VIRT; i++)
+		if (mask & BIT(i))
+			sum[i] += v[i];
 }
 
 void kpmc_monmod_thread_start(struct kpmc_thread *t)
@@ -69,7 +79,39 @@ void kpmc_monmod_sample(struct kpmc_sample *s, struct kpmc_thread *t)
 		memset(s->virt, 0, KPMC_MAX_VIRT * sizeof(s->virt[0]));
 		s->virt_mask = 0;
 	}
+	if (t)
+		add_virt(t->virt_total, s->virt, s->virt_mask);
 	rcu_read_unlock();
+}
+
+/*
+ * The thread's virtual counters since its start (or the module's): its
+ * records' and, where the module can tell, what came since its last
+ * record. On t's CPU, t current, IRQs off (no record of t meanwhile).
+ */
+u32 kpmc_monmod_read_virt(struct kpmc_thread *t, u64 virt[KPMC_MAX_VIRT])
+{
+	const struct kpmc_monitoring_module *monmod;
+	const struct monmod_activation *a;
+	struct kpmc_sample s = { };
+	u32 mask = 0;
+
+	memset(virt, 0, KPMC_MAX_VIRT * sizeof(virt[0]));
+	rcu_read_lock();
+	a = rcu_dereference(kpmc_monmod_now);
+	monmod = a->monmod;
+	if (monmod && monmod->peek && !(monmod->capable_only && !t->owner_capable)) {
+		if (t->monmod_epoch != a->epoch)
+			thread_start_locked(monmod, t, a->epoch);
+		s.task = t->task;
+		s.scratch = t->monmod_scratch;
+		s.virt = virt;
+		monmod->peek(&s);
+		mask = s.virt_mask;
+		add_virt(virt, t->virt_total, mask);
+	}
+	rcu_read_unlock();
+	return mask;
 }
 
 void kpmc_monmod_switch(struct kpmc_thread *out, struct kpmc_thread *in)

@@ -112,6 +112,8 @@ static int info_show(struct seq_file *m, void *v)
 		if (monmod->virt_names[i])
 			seq_printf(m, " virt%u=%s", i, monmod->virt_names[i]);
 	seq_puts(m, "\n");
+	/* Whether a thread's read() of self gives them between records (struct kpmc_self_all). */
+	seq_printf(m, "virtual_counters_self_read: %s\n", monmod && monmod->peek ? "yes" : "no");
 	kpmc_threads_count(&known, &counting, &buckets);
 	seq_printf(m, "threads_monitored: %u\n", counting);
 	seq_printf(m, "threads_known: %u\n", known);
@@ -310,17 +312,19 @@ static int last_error_show(struct seq_file *m, void *v)
 }
 
 /*
- * ---- self: the calling thread's counts, binary: struct kpmc_self_counts, or
- * struct kpmc_self_sets (per event set) when the buffer has room for it ----
+ * ---- self: the calling thread's counts, binary: struct kpmc_self_counts,
+ * struct kpmc_self_sets (per event set) or struct kpmc_self_all (with the
+ * virtual counters), the largest the buffer has room for ----
  */
 
 static ssize_t self_read(struct file *f, char __user *buf, size_t len, loff_t *ppos)
 {
 	struct kpmc_thread *t = kpmc_thread_of_current(false);
-	struct kpmc_self_sets ss;
-	size_t n = len >= sizeof(ss) ? sizeof(ss) : sizeof(ss.all);
+	struct kpmc_self_all ss;
+	size_t n = len >= sizeof(ss) ? sizeof(ss) :
+		   len >= sizeof(ss.sets) ? sizeof(ss.sets) : sizeof(ss.sets.all);
 
-	if (len < sizeof(ss.all))
+	if (len < sizeof(ss.sets.all))
 		return -EINVAL;
 	if (!t || kpmc_thread_read_self(t, &ss)) {
 		if (t)

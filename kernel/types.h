@@ -169,6 +169,8 @@ struct kpmc_thread {
 	/* The active monitoring module's state for this thread, and for which activation. */
 	u64 monmod_scratch[KPMC_MONMOD_SCRATCH];
 	unsigned int monmod_epoch;
+	/* The module's values in the thread's records since its start or the module's. */
+	u64 virt_total[KPMC_MAX_VIRT];
 	/* Multiplexing: the set counting now, and how long / how many samples it has. */
 	unsigned int set;
 	u64 set_run_ns;

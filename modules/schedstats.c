@@ -32,7 +32,8 @@ static void schedstats_thread_start(struct task_struct *task, u64 *scratch)
 	snapshot(task, scratch);
 }
 
-static void schedstats_on_sample(struct kpmc_sample *s)
+/* What happened to the thread since its baseline; with advance, the baseline moves to now. */
+static void since_baseline(struct kpmc_sample *s, bool advance)
 {
 	u64 now[SS_NR];
 	unsigned int i;
@@ -43,9 +44,21 @@ static void schedstats_on_sample(struct kpmc_sample *s)
 	for (i = 0; i < SS_NR; i++) {
 		/* Counters only grow; a smaller value means a baseline from before a reset. */
 		s->virt[i] = now[i] >= s->scratch[i] ? now[i] - s->scratch[i] : 0;
-		s->scratch[i] = now[i];
+		if (advance)
+			s->scratch[i] = now[i];
 	}
 	s->virt_mask |= (1u << SS_NR) - 1;
+}
+
+static void schedstats_on_sample(struct kpmc_sample *s)
+{
+	since_baseline(s, true);
+}
+
+/* Every value is a count or a time: they add up over records, so a read between them is exact. */
+static void schedstats_peek(struct kpmc_sample *s)
+{
+	since_baseline(s, false);
 }
 
 const struct kpmc_monitoring_module kpmc_monmod_schedstats = {
@@ -53,5 +66,6 @@ const struct kpmc_monitoring_module kpmc_monmod_schedstats = {
 	.description = "the scheduler's view of each thread: CPU and wait time, switches, migrations",
 	.virt_names = { "run_ns", "wait_ns", "vol_switches", "invol_switches", "migrations" },
 	.on_sample = schedstats_on_sample,
+	.peek = schedstats_peek,
 	.thread_start = schedstats_thread_start,
 };

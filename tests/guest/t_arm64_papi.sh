@@ -137,17 +137,33 @@ verdict arm64_papi_cost "$r"
 # Held: libkpmc exact per call (short's constant three times long's); each
 # JSON call's count 2 x iterations + at most 5,000; its region totals above
 # libkpmc's by at most 5,000 a call; CPU_CYCLES = INST_RETIRED (shift=0).
+# A virtual counter too (kpmc:::virt:vol_switches, the schedstats module's,
+# read between records from /proc/kpmc/self): in region "sleep" exactly the
+# voluntary switches the thread's getrusage() counted there (5 sleeps of
+# 2 ms), none in the spinning regions.
 r=""
 rm -rf $OUT/hl
 mkdir -p $OUT/hl
-PAPI_OUTPUT_DIRECTORY=$OUT/hl PAPI_EVENTS=kpmc:::INST_RETIRED,kpmc:::CPU_CYCLES \
+echo "activate 3" >/proc/kpmc/mm_manager || r="$r activate 3 (schedstats) failed;"
+grep -q '^virtual_counters_self_read: yes' /proc/kpmc/info || r="$r info: $(grep virtual_counters /proc/kpmc/info | tr '\n' ' ');"
+papi kpmc papi_native_avail -i kpmc >$OUT/pna_virt.txt 2>&1
+grep -q '^| kpmc:::virt:vol_switches  *|' $OUT/pna_virt.txt || r="$r kpmc:::virt:vol_switches not listed with schedstats active;"
+PAPI_OUTPUT_DIRECTORY=$OUT/hl PAPI_EVENTS=kpmc:::INST_RETIRED,kpmc:::CPU_CYCLES,kpmc:::virt:vol_switches \
 	papi kpmc papi_regions hl $N >$OUT/hl.txt 2>&1 || r="$r papi_regions hl failed: $(tr '\n' ' ' <$OUT/hl.txt);"
+echo "activate 0" >/proc/kpmc/mm_manager
 json=$(ls $OUT/hl/papi_hl_output/rank_*.json 2>/dev/null | head -n 1)
 [ -n "$json" ] || r="$r no JSON from PAPI's high-level API: $(tr '\n' ' ' <$OUT/hl.txt);"
-# One line per region call: NAME INST_RETIRED CPU_CYCLES (the events'
-# definitions come first, before any region's name).
-awk -F'"' '$2 == "name" { n = $4 } $2 == "kpmc:::INST_RETIRED" { i = $4 } $2 == "kpmc:::CPU_CYCLES" && n != "" { print n, i, $4 }' \
-	$json >$OUT/hl_calls.txt 2>/dev/null
+# One line per region call: NAME INST_RETIRED CPU_CYCLES VOL_SWITCHES (the
+# events' definitions come first, before any region's name).
+awk -F'"' '$2 == "name" { n = $4 } $2 == "kpmc:::INST_RETIRED" { i = $4 } $2 == "kpmc:::CPU_CYCLES" { c = $4 }
+	$2 == "kpmc:::virt:vol_switches" && n != "" { print n, i, c, $4 }' $json >$OUT/hl_all.txt 2>/dev/null
+grep -v '^sleep ' $OUT/hl_all.txt >$OUT/hl_calls.txt
+switched=$(sed -n 's/^sleep switched=\([0-9]*\)$/\1/p' $OUT/hl.txt)
+vsleep=$(awk '$1 == "sleep" { print $4 }' $OUT/hl_all.txt)
+echo "region sleep: kpmc:::virt:vol_switches $vsleep, getrusage $switched"
+[ -n "$switched" ] && [ "$switched" -ge 1 ] && [ "$vsleep" = "$switched" ] ||
+	r="$r region sleep: vol_switches $vsleep, getrusage $switched;"
+[ -z "$(awk '$4 != 0' $OUT/hl_calls.txt)" ] || r="$r voluntary switches in a spinning region: $(tr '\n' ';' <$OUT/hl_calls.txt);"
 papi kpmc papi_regions kpmc $N >$OUT/kr.txt 2>&1 || r="$r papi_regions kpmc failed: $(tr '\n' ' ' <$OUT/kr.txt);"
 echo "PAPI high-level calls (region instr cycles): $(tr '\n' ';' <$OUT/hl_calls.txt) libkpmc: $(tr '\n' ';' <$OUT/kr.txt)"
 [ "$(awk '$1 == "short"' $OUT/hl_calls.txt | wc -l)" = 3 ] && [ "$(awk '$1 == "long"' $OUT/hl_calls.txt | wc -l)" = 1 ] ||

@@ -48,6 +48,7 @@ papi_vector_t _kpmc_vector;
 struct kpmc_papi_context {
 	int monitor_fd;				/* -1: none yet */
 	int config_fd, enable_fd;
+	int self_fd;				/* /proc/kpmc/self, for virtual counters; -1 */
 	uint32_t tid;				/* the thread that opened them */
 	struct kpmc_papi_control *counting;	/* the event set counting now, or NULL */
 	/*
@@ -66,6 +67,7 @@ struct kpmc_papi_records {
 	uint64_t run_ns;
 	uint64_t set_ns[KPMC_MAX_SETS];
 	uint64_t counts[KPMC_MAX_SETS][KPMC_MAX_COUNTERS];
+	uint64_t virt[KPMC_MAX_VIRT];
 };
 
 /* An event set's state. */
@@ -76,8 +78,16 @@ struct kpmc_papi_control {
 	int multiplexed;
 	unsigned int mux_ms;
 	struct kpmc_papi_plan plan;
+	/*
+	 * Event i is virtual counter virt_of[i] - 1 (kpmc:::virt:NAME), or,
+	 * virt_of[i] 0, the plan's event hw_of[i].
+	 */
+	unsigned int virt_of[KPMC_PAPI_MAX_EVENTS];
+	unsigned int hw_of[KPMC_PAPI_MAX_EVENTS];
+	uint32_t virt_used;			/* bit N: an event is virtual counter N */
 	int running;
 	struct kpmc_counts base;		/* the counts at the start or the last reset */
+	uint64_t base_virt[KPMC_MAX_VIRT];	/* and the virtual counters */
 	int inherit;				/* PAPI_INHERIT: the created threads' counts too */
 	uint32_t attach_tid;			/* PAPI_attach's thread; 0: the caller */
 	int target_gone;			/* its exit or detach record is in */
@@ -198,7 +208,7 @@ static int _kpmc_init_thread(hwd_context_t *ctx)
 {
 	struct kpmc_papi_context *c = ctx;
 
-	c->monitor_fd = c->config_fd = c->enable_fd = -1;
+	c->monitor_fd = c->config_fd = c->enable_fd = c->self_fd = -1;
 	c->tid = 0;
 	c->counting = NULL;
 	c->written[0] = '\0';
@@ -276,10 +286,34 @@ static int replan(struct kpmc_papi_control *k)
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < k->nr_events; i++)
-		if (code_event(k->event[i], names[i], sizeof(names[i]), descr, sizeof(descr), &ref[i]))
+	unsigned int nr_hw = 0, virt_of[KPMC_PAPI_MAX_EVENTS], hw_of[KPMC_PAPI_MAX_EVENTS];
+	uint32_t virt_used = 0;
+	const struct kpmc_papi_event *e;
+
+	for (i = 0; i < k->nr_events; i++) {
+		e = kpmc_papi_event(k->event[i] & KPMC_PAPI_EVENT_MASK);
+		virt_of[i] = e && !(k->event[i] >> KPMC_PAPI_UMASK_SHIFT) ? e->virt : 0;
+		hw_of[i] = nr_hw;
+		if (virt_of[i]) {
+			virt_used |= 1u << (virt_of[i] - 1);
+			continue;
+		}
+		if (code_event(k->event[i], names[nr_hw], sizeof(names[nr_hw]), descr, sizeof(descr),
+			       &ref[nr_hw]))
 			return PAPI_ENOEVNT;
-	ret = kpmc_papi_plan_make(&pmu, ref, k->nr_events, !!(k->domain & PAPI_DOM_USER),
+		nr_hw++;
+	}
+	/*
+	 * Virtual counters alone: the thread still counts (its records and
+	 * reads are of a counting thread), cycles on the PMU, unreported.
+	 */
+	if (!nr_hw && k->nr_events) {
+		ref[0].pfm_name = "cycles";
+		ref[0].has_code = 0;
+		ref[0].code = 0;
+		nr_hw = 1;
+	}
+	ret = kpmc_papi_plan_make(&pmu, ref, nr_hw, !!(k->domain & PAPI_DOM_USER),
 				  !!(k->domain & (PAPI_DOM_KERNEL | PAPI_DOM_SUPERVISOR)),
 				  k->multiplexed, k->mux_ms, &plan, why, sizeof(why));
 	/* An attached thread's counts come as records only: samples, every few ms. */
@@ -287,6 +321,9 @@ static int replan(struct kpmc_papi_control *k)
 		ret = kpmc_papi_plan_add_token(&plan, "tbs=" KPMC_PAPI_ATTACH_TBS_MS);
 	if (ret == KPMC_PAPI_PLAN_OK) {
 		k->plan = plan;
+		memcpy(k->virt_of, virt_of, sizeof(virt_of));
+		memcpy(k->hw_of, hw_of, sizeof(hw_of));
+		k->virt_used = virt_used;
 		return PAPI_OK;
 	}
 	SUBDBG("kpmc: %s\n", why);
@@ -331,13 +368,53 @@ static int kpmc_error(const char *what, int err, const char *why)
 }
 
 /* The thread's counts; with several sets through read(), which has each set's time. */
-static int read_now(const struct kpmc_papi_control *k, struct kpmc_counts *now)
+/*
+ * The thread's virtual counters (those k uses) into virt: a read() of
+ * /proc/kpmc/self with room for struct kpmc_self_all, the sum of the
+ * thread's records and what the module gives between them.
+ */
+static int read_virt(struct kpmc_papi_context *c, const struct kpmc_papi_control *k,
+		     uint64_t *virt)
+{
+	struct kpmc_self_all all;
+	ssize_t n;
+
+	if (c->self_fd < 0)
+		c->self_fd = kpmc_proc_open("self", O_RDONLY);
+	if (c->self_fd < 0) {
+		PAPIERROR("kpmc: " KPMC_PROC_DIR "/self: %s", strerror(-c->self_fd));
+		c->self_fd = -1;
+		return PAPI_ESYS;
+	}
+	n = read(c->self_fd, &all, sizeof(all));
+	if (n < 0) {
+		PAPIERROR("kpmc: reading the thread's virtual counters: %s", strerror(errno));
+		return PAPI_ESYS;
+	}
+	if (n != (ssize_t)sizeof(all)) {
+		PAPIERROR("kpmc: this kpmc module gives no virtual counters in " KPMC_PROC_DIR "/self");
+		return PAPI_ESYS;
+	}
+	if ((all.virt_mask & k->virt_used) != k->virt_used) {
+		PAPIERROR("kpmc: the active monitoring module gives no virtual counters 0x%x between records (another one since PAPI started?)",
+			  k->virt_used & ~all.virt_mask);
+		return PAPI_ESYS;
+	}
+	memcpy(virt, all.virt, sizeof(all.virt));
+	return PAPI_OK;
+}
+
+/* The thread's counts and, where k has them, its virtual counters. */
+static int read_now(struct kpmc_papi_context *c, const struct kpmc_papi_control *k,
+		    struct kpmc_counts *now, uint64_t *virt)
 {
 	int err = k->plan.nr_sets > 1 ? kpmc_lib_read(now, 1) : kpmc_read(now);
 
-	if (err)
+	if (err) {
 		PAPIERROR("kpmc: reading the thread's counts: %s", strerror(-err));
-	return err ? PAPI_ESYS : PAPI_OK;
+		return PAPI_ESYS;
+	}
+	return k->virt_used ? read_virt(c, k, virt) : PAPI_OK;
 }
 
 /* A set's count over the whole time: scaled by all_ns / set_ns when sets rotate. */
@@ -355,16 +432,25 @@ static long long estimate(uint64_t count, uint64_t set_ns, uint64_t all_ns, int 
  * unscaled. With PAPI_INHERIT, plus the created threads' counts, scaled by
  * their own times.
  */
-static void values_since_base(struct kpmc_papi_control *k, const struct kpmc_counts *now)
+static void values_since_base(struct kpmc_papi_control *k, const struct kpmc_counts *now,
+			      const uint64_t *virt)
 {
 	const struct kpmc_counts *b = &k->base;
 	const struct kpmc_papi_records *o = &k->others;
 	int rotating = k->plan.nr_sets > 1;
-	unsigned int i, s, p;
+	unsigned int i, s, p, v;
 
 	for (i = 0; i < k->nr_events; i++) {
-		s = k->plan.set_of[i];
-		p = k->plan.pmc_of[i];
+		if (k->virt_of[i]) {
+			/* The thread's own, and with PAPI_INHERIT its created threads'. */
+			v = k->virt_of[i] - 1;
+			k->values[i] = (long long)(virt[v] - k->base_virt[v]);
+			if (k->inherit)
+				k->values[i] += (long long)o->virt[v];
+			continue;
+		}
+		s = k->plan.set_of[k->hw_of[i]];
+		p = k->plan.pmc_of[k->hw_of[i]];
 		if (!rotating || now->nr_sets <= s || b->nr_sets <= s)
 			k->values[i] = (long long)(now->counts[p] - b->counts[p]);
 		else
@@ -383,8 +469,12 @@ static void values_of_records(struct kpmc_papi_control *k)
 	unsigned int i, s, p;
 
 	for (i = 0; i < k->nr_events; i++) {
-		s = k->plan.set_of[i];
-		p = k->plan.pmc_of[i];
+		if (k->virt_of[i]) {
+			k->values[i] = (long long)o->virt[k->virt_of[i] - 1];
+			continue;
+		}
+		s = k->plan.set_of[k->hw_of[i]];
+		p = k->plan.pmc_of[k->hw_of[i]];
 		k->values[i] = estimate(o->counts[s][p], o->set_ns[s], o->run_ns, k->plan.nr_sets > 1);
 	}
 }
@@ -427,6 +517,9 @@ static void take_record(struct kpmc_papi_control *k, const struct kpmc_record *r
 	for (p = 0; p < KPMC_MAX_COUNTERS; p++)
 		if (r->counter_mask & (1u << p))
 			o->counts[r->set][p] += r->counts[p];
+	for (p = 0; p < KPMC_MAX_VIRT; p++)
+		if (r->virt_mask & (1u << p))
+			o->virt[p] += r->virt[p];
 }
 
 /*
@@ -454,7 +547,9 @@ static void close_session(struct kpmc_papi_context *c)
 		close(c->enable_fd);
 	if (c->monitor_fd >= 0)
 		close(c->monitor_fd);
-	c->monitor_fd = c->config_fd = c->enable_fd = -1;
+	if (c->self_fd >= 0)
+		close(c->self_fd);
+	c->monitor_fd = c->config_fd = c->enable_fd = c->self_fd = -1;
 	c->written[0] = '\0';
 }
 
@@ -566,7 +661,7 @@ static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 		}
 		if (err)
 			return kpmc_error("enable refused", err, why);
-		err = read_now(k, &k->base);
+		err = read_now(c, k, &k->base, k->base_virt);
 		if (err) {
 			kpmc_proc_request(c->enable_fd, "0", why, sizeof(why));
 			return err;
@@ -611,6 +706,7 @@ static int _kpmc_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	struct kpmc_papi_context *c = ctx;
 	struct kpmc_papi_control *k = ctl;
 	struct kpmc_counts now;
+	uint64_t virt[KPMC_MAX_VIRT];
 	char why[256];
 	int ret = PAPI_OK, err;
 
@@ -621,8 +717,8 @@ static int _kpmc_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	} else {
 		/* The last counts first: a thread that stops counting has none to read. */
 		drain_session(c, k);
-		if (read_now(k, &now) == PAPI_OK)
-			values_since_base(k, &now);
+		if (read_now(c, k, &now, virt) == PAPI_OK)
+			values_since_base(k, &now, virt);
 		else
 			ret = PAPI_ESYS;
 		err = kpmc_proc_request(c->enable_fd, "0", why, sizeof(why));
@@ -644,6 +740,7 @@ static int _kpmc_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long **
 {
 	struct kpmc_papi_control *k = ctl;
 	struct kpmc_counts now;
+	uint64_t virt[KPMC_MAX_VIRT];
 	int ret;
 
 	(void)flags;
@@ -654,10 +751,10 @@ static int _kpmc_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long **
 		/* Rotations and created threads' exits are records in the session's ring. */
 		if (k->plan.nr_sets > 1 || k->inherit)
 			drain_session(ctx, k);
-		ret = read_now(k, &now);
+		ret = read_now(ctx, k, &now, virt);
 		if (ret != PAPI_OK)
 			return ret;
-		values_since_base(k, &now);
+		values_since_base(k, &now, virt);
 	}
 	*events = k->values;
 	return PAPI_OK;
@@ -676,7 +773,7 @@ static int _kpmc_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	 */
 	drain_session(ctx, k->attach_tid ? k : NULL);
 	memset(&k->others, 0, sizeof(k->others));
-	return k->attach_tid ? PAPI_OK : read_now(k, &k->base);
+	return k->attach_tid ? PAPI_OK : read_now(ctx, k, &k->base, k->base_virt);
 }
 
 /*

@@ -83,6 +83,35 @@ static int counted_by_backend(const struct kpmc_papi_pmu *pmu, const struct kpmc
 		 (n == 8 && !strncmp(e->pfm_name, "perf_raw", n)));
 }
 
+/*
+ * The active monitoring module's virtual counters, as kpmc:::virt:NAME,
+ * where a thread can read them between records (/proc/kpmc/info says so):
+ * those of modules whose values add up (schedstats' times and switches).
+ * The names are the module's when PAPI starts; another module activated
+ * later makes their reads fail.
+ */
+static void add_virtual_counters(void)
+{
+	struct kpmc_info info;
+	struct kpmc_papi_event *e;
+	unsigned int i;
+
+	if (kpmc_info_read(&info) || !strstr(info.text, "\nvirtual_counters_self_read: yes\n"))
+		return;
+	for (i = 0; i < KPMC_MAX_VIRT; i++) {
+		if (!info.virt_name[i][0])
+			continue;
+		e = &table[nr_events++];
+		memset(e, 0, sizeof(*e));
+		snprintf(e->name, sizeof(e->name), "virt:%s", info.virt_name[i]);
+		snprintf(e->pfm_name, sizeof(e->pfm_name), "%s", e->name);
+		snprintf(e->descr, sizeof(e->descr),
+			 "virtual counter virt%u (%s) of kpmc's active monitoring module: the thread's, read from /proc/kpmc/self",
+			 i, info.virt_name[i]);
+		e->virt = i + 1;
+	}
+}
+
 int kpmc_papi_events_load(const struct kpmc_papi_pmu *pmu, char *err, size_t len)
 {
 	struct kpmc_papi_event e;
@@ -104,7 +133,7 @@ int kpmc_papi_events_load(const struct kpmc_papi_pmu *pmu, char *err, size_t len
 	}
 	for (i = 0; i < text_len; i++)
 		lines += text[i] == '\n';
-	capacity = (unsigned int)lines + ADDED_EVENTS_MAX;
+	capacity = (unsigned int)lines + KPMC_MAX_VIRT + ADDED_EVENTS_MAX;
 	table = calloc(capacity, sizeof(*table));
 	if (!table) {
 		free(text);
@@ -116,6 +145,7 @@ int kpmc_papi_events_load(const struct kpmc_papi_pmu *pmu, char *err, size_t len
 		if (!kpmc_papi_event_parse(line, &e) && counted_by_backend(pmu, &e) && !find(e.name))
 			table[nr_events++] = e;
 	free(text);
+	add_virtual_counters();
 	if (!nr_events) {
 		snprintf(err, len, "kpmc lists no event for its %s backend (libpfm4 knows no PMU here?)",
 			 pmu->backend);

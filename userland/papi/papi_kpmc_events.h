@@ -25,6 +25,12 @@ struct kpmc_papi_event {
 	char descr[KPMC_PAPI_DESCR_LEN];
 	int has_code;				/* listed with its code: counted by it when */
 	uint64_t code;				/* libpfm4 does not know the name */
+	/*
+	 * kpmc:::virt:NAME, the active monitoring module's virtual counter
+	 * (virt - 1): read from the thread's read() of /proc/kpmc/self, not
+	 * counted on the PMU; 0 for a PMU event.
+	 */
+	unsigned int virt;
 };
 
 /*

@@ -249,6 +249,24 @@ struct kpmc_self_sets {
 };
 
 /*
+ * A read() with room for struct kpmc_self_all returns one (older modules
+ * return less: see the size): the counts as above, and the active
+ * monitoring module's virtual counters of the thread since its monitoring
+ * began, as the sum of its records' and what the module gives between
+ * records. Only modules whose values add up over records (schedstats'
+ * times and switches) give them between records: virt_mask bit N set means
+ * virt[N] holds virtual counter N (named in /proc/kpmc/info's
+ * virtual_counters: line); 0 for the others, and for a thread whose
+ * monitor may not see the module's values.
+ */
+struct kpmc_self_all {
+	struct kpmc_self_sets sets;
+	__u32 virt_mask;
+	__u32 reserved;
+	__u64 virt[KPMC_MAX_VIRT];
+};
+
+/*
  * The fast read path: mmap(PROT_READ, MAP_SHARED, one page, offset 0) of
  * /proc/kpmc/self gives the calling thread's page. The kernel rewrites it
  * whenever the thread's counts or its counters' starting points change (switch

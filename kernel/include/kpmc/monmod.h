@@ -96,6 +96,17 @@ struct kpmc_monitoring_module {
 	 */
 	void (*on_sample)(struct kpmc_sample *s);
 	/**
+	 * @peek: may be %NULL. A thread reads its own virtual counters
+	 * between records (read() of /proc/kpmc/self): fill @s->virt and
+	 * @s->virt_mask with what @on_sample would give now, leaving the
+	 * thread's baseline (@s->scratch) as it is. Only for values that add
+	 * up over records (times, events, energy); a module whose values do
+	 * not (rates, ratios, occupancy) leaves it %NULL. Called on the
+	 * thread's own CPU, interrupts disabled; must not sleep. @s->pmu,
+	 * @s->cfg and @s->counts are %NULL.
+	 */
+	void (*peek)(struct kpmc_sample *s);
+	/**
 	 * @thread_start: may be %NULL. A thread starts being monitored (or the
 	 * module became active while it was): set the baseline in its zeroed
 	 * scratch. Runs with preemption disabled; task may be another thread

@@ -12,12 +12,18 @@
  * Region "short" runs 3 times, N iterations each; "long" once, 4N; both
  * loops of exactly two user instructions an iteration (tests/progs/spin.h),
  * so each region's instructions are its iterations times 2 plus what the
- * API itself runs between its two reads, which the test bounds.
+ * API itself runs between its two reads, which the test bounds. Region
+ * "sleep" (hl only) sleeps 5 times 2 ms and prints "sleep switched=K", the
+ * voluntary switches the thread's getrusage() saw inside it: what
+ * kpmc:::virt:vol_switches (kpmc's schedstats module) must count there.
  *   papi_regions hl|kpmc N
  */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/resource.h>
 #include <papi.h>
 #include <kpmc.h>
 #include "spin.h"
@@ -58,6 +64,31 @@ static int kpmc_region(const char *name, unsigned long iter)
 	return 0;
 }
 
+/* Five sleeps of 2 ms in region "sleep": the voluntary switches, as getrusage() counts them. */
+static int hl_sleeps(void)
+{
+	struct timespec ts = { 0, 2000000 };
+	struct rusage before, after;
+	int i, rc;
+
+	rc = PAPI_hl_region_begin("sleep");
+	if (rc != PAPI_OK) {
+		fprintf(stderr, "papi_regions: PAPI_hl_region_begin(sleep): %s\n", PAPI_strerror(rc));
+		return 1;
+	}
+	getrusage(RUSAGE_THREAD, &before);
+	for (i = 0; i < 5; i++)
+		nanosleep(&ts, NULL);
+	getrusage(RUSAGE_THREAD, &after);
+	rc = PAPI_hl_region_end("sleep");
+	if (rc != PAPI_OK) {
+		fprintf(stderr, "papi_regions: PAPI_hl_region_end(sleep): %s\n", PAPI_strerror(rc));
+		return 1;
+	}
+	printf("sleep switched=%ld\n", after.ru_nvcsw - before.ru_nvcsw);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const names[] = { "short", "long" };
@@ -89,6 +120,8 @@ int main(int argc, char **argv)
 		bad = region(names[0], n);
 	if (!bad)
 		bad = region(names[1], 4 * n);
+	if (hl && !bad)
+		bad = hl_sleeps();
 	if (hl || bad)
 		return bad;	/* PAPI writes its JSON at exit */
 	for (i = 0; i < 2; i++) {
