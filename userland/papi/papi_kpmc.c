@@ -15,13 +15,19 @@
  * their records in the session say: their counts at their exit. Attached
  * to another thread (PAPI_attach: kpmc's enable pid=N), an event set's
  * counts are that thread's records: a sample every 100 ms of its time while
- * it counts, its last counts at its detach or exit. PAPI_overflow is PAPI's
- * software overflow, through dispatch_timer. As PAPI's component 0 (make
- * papi KPMC_PAPI_CPU=kpmc) it loads PAPI's presets. doc/papi.md has the rest.
+ * it counts, its last counts at its detach or exit. PAPI_overflow is kpmc's
+ * event-based sampling: an EBS record per threshold events, signalled to the
+ * thread by the component's poller (papi_kpmc_overflow.c) and dispatched
+ * from its handler. Virtual counters of the active monitoring module
+ * (kpmc:::virt:NAME) are read from /proc/kpmc/self. As PAPI's component 0
+ * (make papi KPMC_PAPI_CPU=kpmc) it loads PAPI's presets. doc/papi.md has
+ * the rest.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -36,6 +42,7 @@
 #include "common/kpmc_proc.h"
 #include "libkpmc/libkpmc_internal.h"
 #include "papi_kpmc_events.h"
+#include "papi_kpmc_overflow.h"
 #include "papi_kpmc_plan.h"
 
 papi_vector_t _kpmc_vector;
@@ -56,6 +63,8 @@ struct kpmc_papi_context {
 	 * across its stops: a start of the same event set writes it no more.
 	 */
 	char written[KPMC_PAPI_CONFIG_LEN];
+	/* Set by the overflow poller when it signals this thread, cleared by its handler. */
+	int overflow_pending;
 };
 
 /*
@@ -88,6 +97,22 @@ struct kpmc_papi_control {
 	int running;
 	struct kpmc_counts base;		/* the counts at the start or the last reset */
 	uint64_t base_virt[KPMC_MAX_VIRT];	/* and the virtual counters */
+	/*
+	 * PAPI_overflow: 1 + the event whose counter samples (ebsN=threshold:
+	 * kpmc has one sampling counter per configuration), 0 for none; and
+	 * the EBS records of the thread taken but not yet dispatched.
+	 */
+	unsigned int overflow_event;
+	unsigned long long overflow_threshold;
+	unsigned int overflow_pmc;		/* its counter, pmcN */
+	/*
+	 * Its events in the thread's EBS records not yet a whole threshold,
+	 * and the thresholds crossed but not yet dispatched. An overflow
+	 * interrupt that comes late (QEMU's event counters under icount)
+	 * makes a record of several thresholds: each is one overflow.
+	 */
+	unsigned long long overflow_carry;
+	unsigned int overflow_backlog;
 	int inherit;				/* PAPI_INHERIT: the created threads' counts too */
 	uint32_t attach_tid;			/* PAPI_attach's thread; 0: the caller */
 	int target_gone;			/* its exit or detach record is in */
@@ -175,6 +200,7 @@ static int _kpmc_init_component(int cidx)
 	unsigned int mpx;
 
 	_kpmc_vector.cmp_info.CmpIdx = cidx;
+	_kpmc_vector.cmp_info.hardware_intr_sig = kpmc_papi_overflow_signal();
 	if (!kpmc_proc_present())
 		return disable(PAPI_ENOSUPP, "kpmc module not loaded (" KPMC_PROC_DIR " missing)");
 	if (access(KPMC_PROC_INFO, R_OK)) {
@@ -269,6 +295,8 @@ static int code_event(unsigned int code, char *name, size_t len, char *descr, si
  * stops only, holds KPMC_PAPI_RING_RECORDS of them.
  */
 #define KPMC_PAPI_ATTACH_TBS_MS	"100"
+/* kpmc's shortest EBS period (KPMC_EBS_MIN_PERIOD in the kernel's config.h). */
+#define KPMC_PAPI_EBS_MIN	10000u
 /* 4 MiB of 256-byte records: 27 minutes of an attached thread's samples. */
 #define KPMC_PAPI_RING_RECORDS	"16384"
 
@@ -319,6 +347,19 @@ static int replan(struct kpmc_papi_control *k)
 	/* An attached thread's counts come as records only: samples, every few ms. */
 	if (ret == KPMC_PAPI_PLAN_OK && k->attach_tid && plan.nr_sets)
 		ret = kpmc_papi_plan_add_token(&plan, "tbs=" KPMC_PAPI_ATTACH_TBS_MS);
+	if (ret == KPMC_PAPI_PLAN_OK && k->overflow_event) {
+		char ebs[48];
+
+		i = k->overflow_event - 1;
+		/* Its own thread, one set, a PMU counter: kpmc's EBS. */
+		if (i >= k->nr_events || virt_of[i] || plan.nr_sets != 1 || k->attach_tid) {
+			SUBDBG("kpmc: overflow needs a PMU event of one unmultiplexed, unattached set\n");
+			return PAPI_ECNFLCT;
+		}
+		k->overflow_pmc = plan.pmc_of[hw_of[i]];
+		snprintf(ebs, sizeof(ebs), "ebs%u=%llu", k->overflow_pmc, k->overflow_threshold);
+		ret = kpmc_papi_plan_add_token(&plan, ebs);
+	}
 	if (ret == KPMC_PAPI_PLAN_OK) {
 		k->plan = plan;
 		memcpy(k->virt_of, virt_of, sizeof(virt_of));
@@ -527,15 +568,50 @@ static void take_record(struct kpmc_papi_control *k, const struct kpmc_record *r
  * the threads it created), taken so the ring keeps room; those of the
  * created threads count for k where it inherits (k NULL: none does).
  */
-static void drain_session(const struct kpmc_papi_context *c, struct kpmc_papi_control *k)
+/* An EBS record of the thread's own: the thresholds its sampling counter crossed. */
+static void take_overflow(struct kpmc_papi_control *k, const struct kpmc_record *r)
+{
+	if (!(r->counter_mask & (1u << k->overflow_pmc)))
+		return;
+	k->overflow_carry += r->counts[k->overflow_pmc];
+	for (; k->overflow_carry >= k->overflow_threshold; k->overflow_carry -= k->overflow_threshold)
+		k->overflow_backlog++;
+}
+
+static void drain_records(const struct kpmc_papi_context *c, struct kpmc_papi_control *k)
 {
 	struct kpmc_record rec[16];
 	uint32_t self = (uint32_t)syscall(SYS_gettid);
 	ssize_t n, i;
 
-	while (c->monitor_fd >= 0 && (n = read(c->monitor_fd, rec, sizeof(rec))) > 0)
-		for (i = 0; k && (k->inherit || k->attach_tid) && i < n / (ssize_t)sizeof(rec[0]); i++)
-			take_record(k, &rec[i], self);
+	while (c->monitor_fd >= 0 && (n = read(c->monitor_fd, rec, sizeof(rec))) > 0) {
+		for (i = 0; k && i < n / (ssize_t)sizeof(rec[0]); i++) {
+			/* The thread's own overflows: for its overflow handler. */
+			if (k->overflow_event && rec[i].kind == KPMC_REC_EBS && rec[i].tid == self)
+				take_overflow(k, &rec[i]);
+			else if (k->inherit || k->attach_tid)
+				take_record(k, &rec[i], self);
+		}
+	}
+}
+
+/*
+ * The overflow handler takes the records too: outside it, its signal is
+ * blocked while they are taken, so that the two never count one at once.
+ */
+static void drain_session(const struct kpmc_papi_context *c, struct kpmc_papi_control *k)
+{
+	sigset_t sig, old;
+
+	if (!k || !k->overflow_event) {
+		drain_records(c, k);
+		return;
+	}
+	sigemptyset(&sig);
+	sigaddset(&sig, kpmc_papi_overflow_signal());
+	pthread_sigmask(SIG_BLOCK, &sig, &old);
+	drain_records(c, k);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* The thread's files closed (the session's close stops what it still counts). */
@@ -647,6 +723,19 @@ static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 		if (err)
 			return kpmc_error("attach refused", err, why);
 	} else {
+		if (k->overflow_event) {
+			/* Every EBS record wakes the session's reader: the poller. */
+			err = kpmc_proc_request(c->monitor_fd, "wakeup=0", why, sizeof(why));
+			if (err)
+				return kpmc_error("overflow: wakeup=0 refused", err, why);
+			k->overflow_backlog = 0;
+			k->overflow_carry = 0;
+			err = kpmc_papi_overflow_arm(c, c->monitor_fd, (pid_t)c->tid, &c->overflow_pending);
+			if (err) {
+				PAPIERROR("kpmc: overflow: no poller thread: %s", strerror(-err));
+				return PAPI_ESYS;
+			}
+		}
 		err = kpmc_proc_request(c->enable_fd, "1", why, sizeof(why));
 		if (err == -EINVAL) {
 			/*
@@ -659,11 +748,14 @@ static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 			if (!err)
 				err = kpmc_proc_request(c->enable_fd, "1", why, sizeof(why));
 		}
-		if (err)
+		if (err) {
+			kpmc_papi_overflow_disarm(c);
 			return kpmc_error("enable refused", err, why);
+		}
 		err = read_now(c, k, &k->base, k->base_virt);
 		if (err) {
 			kpmc_proc_request(c->enable_fd, "0", why, sizeof(why));
+			kpmc_papi_overflow_disarm(c);
 			return err;
 		}
 	}
@@ -714,6 +806,20 @@ static int _kpmc_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 		return PAPI_OK;
 	if (k->attach_tid) {
 		ret = detach_target(c, k);
+	} else if (k->overflow_event) {
+		/*
+		 * The counts, the stop, then the thread signals itself: its
+		 * handler runs before tgkill returns and dispatches every
+		 * overflow the session holds (created threads' records too).
+		 */
+		ret = read_now(c, k, &now, virt);
+		err = kpmc_proc_request(c->enable_fd, "0", why, sizeof(why));
+		if (err && ret == PAPI_OK)
+			ret = kpmc_error("stop refused", err, why);
+		syscall(SYS_tgkill, getpid(), (pid_t)c->tid, kpmc_papi_overflow_signal());
+		kpmc_papi_overflow_disarm(c);
+		if (ret == PAPI_OK)
+			values_since_base(k, &now, virt);
 	} else {
 		/* The last counts first: a thread that stops counting has none to read. */
 		drain_session(c, k);
@@ -787,6 +893,7 @@ static int _kpmc_shutdown_thread(hwd_context_t *ctx)
 	struct kpmc_papi_context *c = ctx;
 	char why[256];
 
+	kpmc_papi_overflow_disarm(c);
 	if (c->counting) {
 		if (c->tid == (uint32_t)syscall(SYS_gettid))
 			kpmc_proc_request(c->enable_fd, "0", why, sizeof(why));
@@ -809,15 +916,80 @@ static void _kpmc_dispatch_timer(int sig, hwd_siginfo_t *info, void *uc)
 	ThreadInfo_t *thread = _papi_hwi_lookup_thread(0);
 	int cidx = _kpmc_vector.cmp_info.CmpIdx;
 	EventSetInfo_t *esi = thread ? thread->running_eventset[cidx] : NULL;
+	struct kpmc_papi_context *c = thread ? thread->context[cidx] : NULL;
+	struct kpmc_papi_control *k;
+	long long bit;
 
-	(void)sig;
-	/* Software overflow's flags are the user's (0, often): the state says it. */
-	if (!esi || !(esi->state & PAPI_OVERFLOWING))
-		return;
 	hw_context.si = info;
 	hw_context.ucontext = (hwd_ucontext_t *)uc;
-	_papi_hwi_dispatch_overflow_signal(&hw_context, GET_OVERFLOW_ADDRESS(hw_context), NULL, 0, 0,
-					   &thread, cidx);
+	if (sig != kpmc_papi_overflow_signal()) {
+		/* Software overflow's flags are the user's (0, often): the state says it. */
+		if (esi && (esi->state & PAPI_OVERFLOWING))
+			_papi_hwi_dispatch_overflow_signal(&hw_context, GET_OVERFLOW_ADDRESS(hw_context),
+							   NULL, 0, 0, &thread, cidx);
+		return;
+	}
+	/*
+	 * kpmc's EBS: one dispatch per record of the thread's own. The
+	 * address is where the signal found the thread, after the overflow
+	 * (EBS records carry no pc; fmt=callstack's would).
+	 */
+	k = c ? c->counting : NULL;
+	if (k && k->overflow_event) {
+		drain_records(c, k);
+		bit = 1LL << (k->overflow_event - 1);
+		for (; k->overflow_backlog; k->overflow_backlog--)
+			if (esi && (esi->state & PAPI_OVERFLOWING))
+				_papi_hwi_dispatch_overflow_signal(&hw_context,
+								   GET_OVERFLOW_ADDRESS(hw_context),
+								   NULL, bit, 0, &thread, cidx);
+	}
+	if (c)
+		kpmc_papi_overflow_done(&c->overflow_pending);
+}
+
+/*
+ * PAPI_overflow: threshold events of event EventIndex per overflow, by
+ * kpmc's EBS (ebsN=threshold on its counter); 0 stops it.
+ */
+static int _kpmc_set_overflow(EventSetInfo_t *ESI, int EventIndex, int threshold)
+{
+	struct kpmc_papi_control *k = ESI->ctl_state;
+	int pos = ESI->EventInfoArray[EventIndex].pos[0], sig = kpmc_papi_overflow_signal();
+	unsigned int was_event = k->overflow_event;
+	unsigned long long was_threshold = k->overflow_threshold;
+	int ret;
+
+	if (pos < 0 || (unsigned int)pos >= k->nr_events)
+		return PAPI_EINVAL;
+	if (!threshold) {
+		if (k->overflow_event != (unsigned int)pos + 1)
+			return PAPI_EINVAL;
+		k->overflow_event = 0;
+		ret = replan(k);
+		if (ret == PAPI_OK)
+			return _papi_hwi_stop_signal(sig);
+		k->overflow_event = was_event;
+		return ret;
+	}
+	if (k->overflow_event && k->overflow_event != (unsigned int)pos + 1) {
+		PAPIERROR("kpmc: one overflowing event per event set (kpmc samples one counter)");
+		return PAPI_ECNFLCT;
+	}
+	if ((unsigned int)threshold < KPMC_PAPI_EBS_MIN) {
+		PAPIERROR("kpmc: an overflow threshold of at least %u events (kpmc's shortest EBS period)",
+			  KPMC_PAPI_EBS_MIN);
+		return PAPI_EINVAL;
+	}
+	k->overflow_event = (unsigned int)pos + 1;
+	k->overflow_threshold = (unsigned long long)threshold;
+	ret = replan(k);
+	if (ret != PAPI_OK) {
+		k->overflow_event = was_event;
+		k->overflow_threshold = was_threshold;
+		return ret;
+	}
+	return _papi_hwi_start_signal(sig, 1, _kpmc_vector.cmp_info.CmpIdx);
 }
 
 static int set_domain(struct kpmc_papi_control *k, int domain)
@@ -972,7 +1144,9 @@ papi_vector_t _kpmc_vector = {
 		.available_domains = PAPI_DOM_USER | PAPI_DOM_KERNEL,
 		.default_granularity = PAPI_GRN_THR,
 		.available_granularities = PAPI_GRN_THR,
-		.hardware_intr_sig = PAPI_INT_SIGNAL,
+		/* Overflows are kpmc's EBS records, signalled (papi_kpmc_overflow.c). */
+		.hardware_intr = 1,
+		.hardware_intr_sig = PAPI_INT_SIGNAL,	/* kpmc_papi_overflow_signal(), at init */
 		/* kpmc rotates event sets itself (PAPI_set_multiplex). */
 		.kernel_multiplex = 1,
 		/* kpmc counts the threads a counting thread creates (PAPI_INHERIT). */
@@ -994,6 +1168,7 @@ papi_vector_t _kpmc_vector = {
 		.reg_alloc = sizeof(struct kpmc_papi_register),
 	},
 	.dispatch_timer = _kpmc_dispatch_timer,
+	.set_overflow = _kpmc_set_overflow,
 	.init_component = _kpmc_init_component,
 	.shutdown_component = _kpmc_shutdown_component,
 	.init_thread = _kpmc_init_thread,

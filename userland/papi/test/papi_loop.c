@@ -8,7 +8,9 @@
  * the set is stopped and each count printed as "NAME COUNT". Runs with N and 2N iterations differ
  * by exactly 2N user-mode instructions, whichever component counts; the
  * rest of each count is the component's own code between its start and its
- * stop.
+ * stop. With PAPI_LOOP_OVERFLOW=T in the environment, the first event
+ * overflows every T events (PAPI_overflow) and "overflows K" says how often
+ * the handler ran: one per T of the first event's count.
  *   papi_loop N EVENT...
  */
 #include <stdio.h>
@@ -16,8 +18,20 @@
 #include <papi.h>
 #include "spin.h"
 
+static volatile long overflows;
+
+static void on_overflow(int es, void *address, long long vector, void *context)
+{
+	(void)es;
+	(void)address;
+	(void)vector;
+	(void)context;
+	overflows++;
+}
+
 int main(int argc, char **argv)
 {
+	const char *ov = getenv("PAPI_LOOP_OVERFLOW");
 	long long values[16];
 	int es = PAPI_NULL, i, n, rc;
 	unsigned long iter;
@@ -50,6 +64,18 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (ov) {
+		int code, threshold = atoi(ov);
+
+		rc = PAPI_event_name_to_code(argv[2], &code);
+		if (rc == PAPI_OK)
+			rc = PAPI_overflow(es, code, threshold, 0, on_overflow);
+		if (rc != PAPI_OK) {
+			fprintf(stderr, "papi_loop: PAPI_overflow(%s, %d): %s\n", argv[2], threshold,
+				PAPI_strerror(rc));
+			return 1;
+		}
+	}
 	rc = PAPI_start(es);
 	if (rc != PAPI_OK) {
 		fprintf(stderr, "papi_loop: PAPI_start: %s\n", PAPI_strerror(rc));
@@ -64,6 +90,8 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < n; i++)
 		printf("%s %lld\n", argv[i + 2], values[i]);
+	if (ov)
+		printf("overflows %ld\n", overflows);
 	PAPI_shutdown();
 	return 0;
 }
