@@ -173,8 +173,10 @@ verdict arm64_papi_cost "$r"
 # 277, PAPI's high-level API 1,337 (4,398 at the program's first call:
 # its event set's first read), PAPI_TOT_INS through perf_event 1,101.
 # Held: libkpmc exact per call (short's constant three times long's); each
-# JSON call's count 2 x iterations + at most 5,000; its region totals above
-# libkpmc's by at most 5,000 a call; CPU_CYCLES = INST_RETIRED (shift=0).
+# JSON call's count 2 x iterations + at most 5,000, the program's first
+# call + at most 20,000 (it also runs the API's first read and bookkeeping:
+# 3,061 to 3,327 more than the later calls, measured); its region totals
+# above libkpmc's by at most that; CPU_CYCLES = INST_RETIRED (shift=0).
 # A virtual counter too (kpmc:::virt:vol_switches, the schedstats module's,
 # read between records from /proc/kpmc/self): in region "sleep" exactly the
 # voluntary switches the thread's getrusage() counted there (5 sleeps of
@@ -206,8 +208,9 @@ papi kpmc papi_regions kpmc $N >$OUT/kr.txt 2>&1 || r="$r papi_regions kpmc fail
 echo "PAPI high-level calls (region instr cycles): $(tr '\n' ';' <$OUT/hl_calls.txt) libkpmc: $(tr '\n' ';' <$OUT/kr.txt)"
 [ "$(awk '$1 == "short"' $OUT/hl_calls.txt | wc -l)" = 3 ] && [ "$(awk '$1 == "long"' $OUT/hl_calls.txt | wc -l)" = 1 ] ||
 	r="$r the JSON has not 3 calls of short and 1 of long;"
-bad=$(awk -v n=$N '{ it = $1 == "short" ? n : 4 * n; c = $2 - 2 * it; if (c < 0 || c > 5000 || $2 != $3) print }' $OUT/hl_calls.txt)
-[ -z "$bad" ] || r="$r JSON calls not 2 x iterations + <5000 (or cycles != instr): $bad;"
+bad=$(awk -v n=$N '{ it = $1 == "short" ? n : 4 * n; c = $2 - 2 * it; if (c < 0 || c > (NR == 1 ? 20000 : 5000) || $2 != $3) print }' \
+	$OUT/hl_calls.txt)
+[ -z "$bad" ] || r="$r JSON calls not 2 x iterations + <5000 (the first <20000; or cycles != instr): $bad;"
 ks=$(awk '$1 == "short" { sub("instr=", "", $3); print $3 }' $OUT/kr.txt)
 kl=$(awk '$1 == "long" { sub("instr=", "", $3); print $3 }' $OUT/kr.txt)
 if [ -n "$ks" ] && [ -n "$kl" ]; then
@@ -215,7 +218,7 @@ if [ -n "$ks" ] && [ -n "$kl" ]; then
 		r="$r libkpmc regions short $ks long $kl: not 6N + 3c and 8N + c, 0 < c <= 1000;"
 	hs=$(awk '$1 == "short" { t += $2 } END { print t + 0 }' $OUT/hl_calls.txt)
 	hlg=$(awk '$1 == "long" { t += $2 } END { print t + 0 }' $OUT/hl_calls.txt)
-	[ $((hs - ks)) -ge 0 ] && [ $((hs - ks)) -le 15000 ] && [ $((hlg - kl)) -ge 0 ] && [ $((hlg - kl)) -le 5000 ] ||
+	[ $((hs - ks)) -ge 0 ] && [ $((hs - ks)) -le 30000 ] && [ $((hlg - kl)) -ge 0 ] && [ $((hlg - kl)) -le 5000 ] ||
 		r="$r PAPI's regions (short $hs, long $hlg) not within 5,000 a call above libkpmc's ($ks, $kl);"
 else
 	r="$r no libkpmc region totals;"

@@ -85,13 +85,34 @@ static void *poller(void *unused)
 	return NULL;
 }
 
+/*
+ * A forked child has none of the parent's threads: no poller, and none of
+ * the parent's counting threads to watch. Its first arm starts its own.
+ */
+static void forked_child(void)
+{
+	if (wake_fd >= 0)
+		close(wake_fd);
+	wake_fd = -1;
+	started = 0;
+	memset(watched, 0, sizeof(watched));
+	pthread_mutex_init(&lock, NULL);
+}
+
 /* The poller, once: it takes no signal (PAPI's and the application's go to their threads). */
 static int start_poller(void)
 {
+	static int atfork_done;
 	sigset_t all, old;
 	pthread_t t;
 	int err;
 
+	if (!atfork_done) {
+		err = pthread_atfork(NULL, NULL, forked_child);
+		if (err)
+			return -err;
+		atfork_done = 1;
+	}
 	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (wake_fd < 0)
 		return -errno;
