@@ -95,14 +95,18 @@ verdict arm64_papi_loop_exact "$r"
 # PAPI_overflow through kpmc's EBS (papi_loop with PAPI_LOOP_OVERFLOW=T:
 # the first event overflows every T events; the handler runs once per
 # threshold its count crossed, as the EBS records of the thread's sampling
-# counter say). The cycle counter's overflow interrupt is exact under
-# icount: floor(count / T) handler calls, exactly. An event counter's comes
-# late in QEMU 7.2 (t_arm64_sampling.sh): a record may hold several
-# thresholds (each one call), and the last one may still be pending at the
-# stop: floor(count / T) - 1 or floor(count / T) (measured: 20 of 20,
-# 200 of 200, 19 of 20). perf_event's PAPI_TOT_CYC and PAPI_TOT_INS in the
-# same boot are shown (cycles: as exact; instructions: 1 and 6 of 20 and
-# 200, one overflow per late interrupt and refresh).
+# counter say, up to the component's disable). PAPI_stop reads the count C
+# first: the thresholds crossed between that read and the disable (PAPI's
+# and the component's stop path, some thousand user instructions: 1,252 or
+# more once, when C was 98,748 past a threshold) are calls too. The cycle
+# counter's overflow interrupt is exact under icount: floor(C / T) calls, or
+# up to floor((C + 10,000) / T). An event counter's comes late in QEMU 7.2
+# (t_arm64_sampling.sh): a record may hold several thresholds (each one
+# call), and the last one may still be pending at the stop: one fewer is
+# allowed there (measured: 20 of 20, 200 of 200, 19 of 20). perf_event's
+# PAPI_TOT_CYC and PAPI_TOT_INS in the same boot are shown (cycles: as
+# exact; instructions: 1 or 2 and 6 of 20 and 200, one overflow per late
+# interrupt and refresh).
 r=""
 ov() { # BUILD EVENT N T -> "COUNT OVERFLOWS"
 	PAPI_LOOP_OVERFLOW=$4 papi $1 papi_loop $3 $2 2>$OUT/ov.err |
@@ -123,8 +127,9 @@ for case in kpmc:kpmc:::CPU_CYCLES:0 kpmc:kpmc:::INST_RETIRED:1 perf_event:PAPI_
 			continue
 		fi
 		want=$(($1 / ${nt#*:}))
-		[ "$2" -le "$want" ] && [ "$2" -ge $((want - slack)) ] ||
-			r="$r $b $e N=${nt%:*} T=${nt#*:}: $2 overflows for $1 events, expected $want$([ "$slack" = 0 ] || echo " (or $((want - slack)))");"
+		most=$((($1 + 10000) / ${nt#*:}))
+		[ "$2" -le "$most" ] && [ "$2" -ge $((want - slack)) ] ||
+			r="$r $b $e N=${nt%:*} T=${nt#*:}: $2 overflows for $1 events, expected $((want - slack)) to $most;"
 	done
 done
 echo "PAPI_overflow (count, handler calls):$line"
@@ -149,7 +154,12 @@ verdict arm64_papi_command_line "$r"
 # of cntvct, 16 ns each), and a start/stop pair within 2 times perf_event's
 # (999 against 779: kpmc writes the enable file twice and reads the page;
 # 748,479 before kpmc kept the counters claimed for a while after a stop).
+# perf's user access to the counters is on meanwhile (perf_user_access 1),
+# as a site tuning perf for self-reads would set it; PAPI 7.0.0's perf_event
+# takes its rdpmc path on x86 only, so it reads with read() all the same.
 r=""
+user_access=$(cat /proc/sys/kernel/perf_user_access 2>/dev/null)
+[ -n "$user_access" ] && echo 1 >/proc/sys/kernel/perf_user_access
 cost() { # BUILD WHAT -> papi_cost's mean for "Total cost for WHAT (2 counters)"
 	awk -v w="Total cost for $2 (2 counters)" 'index($0, w) == 1 { f = 1 } f && /mean cycles/ { printf "%d", $4; exit }' \
 		$OUT/cost_$1.txt
@@ -163,6 +173,12 @@ echo "papi_cost means (cntvct ticks): PAPI_read perf_event $pr kpmc $kr; PAPI_st
 [ -n "$pr" ] && [ -n "$kr" ] && [ -n "$ps" ] && [ -n "$ks" ] || r="$r papi_cost figures missing;"
 [ -n "$kr" ] && [ -n "$pr" ] && [ "$kr" -le "$pr" ] || r="$r kpmc's PAPI_read $kr above perf_event's $pr;"
 [ -n "$ks" ] && [ -n "$ps" ] && [ "$ks" -le $((2 * ps)) ] || r="$r kpmc's start/stop $ks above 2 x perf_event's $ps;"
+[ -n "$user_access" ] && echo "$user_access" >/proc/sys/kernel/perf_user_access
+if [ -n "$user_access" ]; then
+	echo "perf_user_access during papi_cost: 1 (was $user_access)"
+else
+	echo "perf_user_access: absent (a kernel without arm64 perf user access)"
+fi
 verdict arm64_papi_cost "$r"
 
 # PAPI's high-level API on kpmc events (PAPI_EVENTS, PAPI's JSON output)
