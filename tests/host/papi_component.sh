@@ -7,7 +7,8 @@
 # and counts (multiplexed ones scaled) as the component must give them;
 # papi_native_avail --check adding every event and unit mask; and
 # PAPI's presets counted by kpmc where it is component 0 (KPMC_PAPI_CPU=kpmc).
-# Seconds once built; not part of make test (make papi is not either).
+# Seconds once built; make test runs it on both amd64 builds (tests/host/run.sh,
+# make papi-host).
 #   tests/host/papi_component.sh [PAPI_OUT]   (default build/papi; build/papi-cpu-kpmc)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -74,6 +74,15 @@ run no_ticket_ids "$top/tests/host/no_ticket_ids.sh"
 # Every part's set-up and tear-down is called from kernel/module.c only.
 run lifecycle_from_module "$top/tests/host/lifecycle_from_module.sh"
 # make bench's pictures, from the newest full bench run kept in bench/results/.
+# The PAPI component as built for this host (make papi-host, both builds),
+# on a fake /proc/kpmc; a missing build fails here (the script alone skips).
+papi_component() {
+	[ -x "$1/bin/papi_component_avail" ] || { echo "papi_component: FAIL no PAPI build in $1 (make papi-host)"; return 1; }
+	"$top/tests/host/papi_component.sh" "$1"
+}
+build=$(dirname "$(dirname "$kpmc")")
+run papi_component papi_component "$build/papi"
+run papi_component_cpu_kpmc papi_component "$build/papi-cpu-kpmc"
 run bench_plots "$top/tests/host/bench_plots.sh" "$(ls "$top"/bench/results/*-full.txt | tail -n 1)" "$out/bench_plots"
 # check NAME CMD...: a checker whose last line is its verdict; the whole
 # report when it fails.
