@@ -289,15 +289,18 @@ done
 promql "sum by (job) ($sel{job=\"$jc\"})" | sed "s/^/  promql sum by (job) over both nodes, job $jc: /"
 promql "$sel{job=\"$ja\",step=\"batch\",user=\"hpc\"}" | grep -q . || r="$r job $ja: no step and user labels;"
 # Job g, counted by pmdakpmc alone (its job's cgroup, the cgroups directive):
-# one series, node2's, its job label from the path slurmd made, within the
-# reports' bound over the loop (the agent found the cgroup while the script
-# slept, before the loop).
+# one series, node2's, its job label from the path slurmd made, within 12 %
+# over the loop (the agent found the cgroup while the script slept, before
+# the loop). The job's cgroup holds more than a step's report: the batch
+# step's slurmstepd and the script too; measured +1.81, +1.83, +1.85 and
+# once +5.74 % (the step reports' own bound, 6 %, was too close for it).
+gbound=0.12
 promql "kpmc_cgroup_pmc0{job=\"$jg\"}" >"$work/promql.cg"
 sed "s/^/  promql kpmc_cgroup_pmc0{job=\"$jg\"}: /" "$work/promql.cg"
 v=$(awk '$1 == "node2" { print $3 }' "$work/promql.cg")
 [ "$(wc -l <"$work/promql.cg")" -eq 1 ] && [ "$(awk '{ print $2 }' "$work/promql.cg")" = "/system.slice/node2_slurmstepd.scope/job_$jg" ] ||
 	r="$r job $jg: not one cgroup series from node2;"
-awk -v a="$v" -v w="$w" -v b="$bound" 'BEGIN { printf "  node2 job %s counted by pmdakpmc: %d ns = the loop + %.2f %%\n", "'"$jg"'", a, 100 * (a - w) / w
-	exit !(a >= w && a <= w * (1 + b)) }' || r="$r job $jg's cgroup counted '$v', not within [$w, $w x (1 + $bound)];"
+awk -v a="$v" -v w="$w" -v b="$gbound" 'BEGIN { printf "  node2 job %s counted by pmdakpmc: %d ns = the loop + %.2f %%\n", "'"$jg"'", a, 100 * (a - w) / w
+	exit !(a >= w && a <= w * (1 + b)) }' || r="$r job $jg's cgroup counted '$v', not within [$w, $w x (1 + $gbound)];"
 [ -z "$r" ] || fail "$r"
 echo "slurm-cluster: PASS in $(elapsed "$t") s of guests"
