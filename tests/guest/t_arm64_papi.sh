@@ -185,9 +185,10 @@ verdict arm64_papi_cost "$r"
 # against libkpmc's regions in the same program (papi_regions: region
 # "short" 3 calls of N iterations, "long" one of 4N; 2 instructions an
 # iteration). Every region call's INST_RETIRED is its iterations' plus
-# what the API runs between its two reads, the same each call: libkpmc
-# 277, PAPI's high-level API 1,337 (4,398 at the program's first call:
-# its event set's first read), PAPI_TOT_INS through perf_event 1,101.
+# what the API runs between its two reads, the same each call after the
+# first two: libkpmc 274, PAPI's high-level API 1,309 with the virtual
+# counter (4,340 at the program's first call: its event set's first read),
+# PAPI_TOT_INS through perf_event 1,101.
 # Held: libkpmc exact per call (short's constant three times long's); each
 # JSON call's count 2 x iterations + at most 5,000, the program's first
 # call + at most 20,000 (it also runs the API's first read and bookkeeping:

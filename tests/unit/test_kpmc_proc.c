@@ -32,6 +32,7 @@ static const char intel_info[] =
 	"counter_width: 48 48 48 48 48 48 48 48 48 48 48\n"
 	"monitoring_module: rapl\n"
 	"virtual_counters: virt0=energy_pkg_uj virt1=energy_dram_uj virt3=power_mw\n"
+	"virtual_counters_self_read: no\n"
 	"threads_monitored: 0\n"
 	"threads_known: 2\n"
 	"threads_lost: 0\n"
@@ -82,6 +83,25 @@ static void test_no_virtual_counters(void **state)
 	kpmc_info_parse(&info, "");
 	assert_string_equal(info.text, "");
 	assert_string_equal(info.virt_name[3], "");
+}
+
+/* Whether a thread's read of self gives the virtual counters: only an exact "yes" line. */
+static void test_virtual_counters_self_read(void **state)
+{
+	(void)state;
+	kpmc_info_parse(&info, intel_info);
+	assert_int_equal(info.virt_self_read, 0);
+	kpmc_info_parse(&info, "monitoring_module: schedstats\nvirtual_counters: virt0=run_ns\n"
+			       "virtual_counters_self_read: yes\nthreads_monitored: 0\n");
+	assert_int_equal(info.virt_self_read, 1);
+	assert_string_equal(info.virt_name[0], "run_ns");
+	kpmc_info_parse(&info, "virtual_counters_self_read: yesno\nxvirtual_counters_self_read: yes\n");
+	assert_int_equal(info.virt_self_read, 0);
+	/* The last line without its newline. */
+	kpmc_info_parse(&info, "virtual_counters:\nvirtual_counters_self_read: yes");
+	assert_int_equal(info.virt_self_read, 1);
+	kpmc_info_parse(&info, "version: 1\n");
+	assert_int_equal(info.virt_self_read, 0);
 }
 
 /* What the kernel never writes does not crash or land anywhere. */
@@ -155,6 +175,7 @@ int main(void)
 		cmocka_unit_test(test_virtual_counter_names),
 		cmocka_unit_test(test_text_for_memory_sampling),
 		cmocka_unit_test(test_no_virtual_counters),
+		cmocka_unit_test(test_virtual_counters_self_read),
 		cmocka_unit_test(test_odd_lines),
 		cmocka_unit_test(test_long_text),
 		cmocka_unit_test(test_reason_without_kernel),

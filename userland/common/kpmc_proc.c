@@ -109,18 +109,26 @@ fail:
 	return -1;
 }
 
-/* The names of each "virtual_counters: virt0=a virt1=b" line of info->text. */
+/*
+ * The names of each "virtual_counters: virt0=a virt1=b" line of info->text,
+ * and whether "virtual_counters_self_read: yes" says a thread reads them.
+ */
 static void parse_virtual_counters(struct kpmc_info *info)
 {
 	static const char key[] = "virtual_counters:";
+	static const char self_read[] = "virtual_counters_self_read: yes";
 	const char *line, *end;
 	char buf[512], *p, *eq, *save;
 	unsigned int i;
 	size_t n;
 
 	memset(info->virt_name, 0, sizeof(info->virt_name));
+	info->virt_self_read = 0;
 	for (line = info->text; *line; line = *end ? end + 1 : end) {
 		end = line + strcspn(line, "\n");
+		if ((size_t)(end - line) == sizeof(self_read) - 1 &&
+		    !strncmp(line, self_read, sizeof(self_read) - 1))
+			info->virt_self_read = 1;
 		if (strncmp(line, key, sizeof(key) - 1))
 			continue;
 		n = (size_t)(end - line) - (sizeof(key) - 1);

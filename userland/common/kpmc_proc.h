@@ -74,6 +74,8 @@ struct kpmc_info {
 	char text[KPMC_INFO_TEXT];
 	/* "virtual_counters: virt0=a virt1=b": the active module's names, "" for none. */
 	char virt_name[KPMC_MAX_VIRT][32];
+	/* "virtual_counters_self_read: yes": a thread's read of self gives them too. */
+	int virt_self_read;
 };
 
 /* info from an info file's text (tests pass their own). */

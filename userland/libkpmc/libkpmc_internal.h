@@ -59,6 +59,12 @@ extern struct kpmc_lib_session kpmc_lib_session;
 int kpmc_lib_read(struct kpmc_counts *c, int prefer_read);
 /* The calling thread's counts with every set's, by read() whatever the path's mode. */
 int kpmc_lib_read_sets(struct kpmc_counts *c);
+/*
+ * The same read() with the active monitoring module's virtual counters
+ * since the thread's start (struct kpmc_self_all): *virt_mask says which
+ * virt[] holds, 0 where the module gives none between records.
+ */
+int kpmc_lib_read_virt(struct kpmc_counts *c, uint64_t virt[KPMC_MAX_VIRT], uint32_t *virt_mask);
 /* The calling thread's id, asked of the kernel once (again in a forked child). */
 uint32_t kpmc_lib_tid(void);
 

@@ -278,45 +278,65 @@ static void from_self_counts(const struct kpmc_self_counts *sc, struct kpmc_coun
 	memcpy(c->sets[0].counts, sc->counts, sizeof(c->counts));
 }
 
-static int read_counts(struct kpmc_counts *c, int mode)
+/*
+ * The read() path. virt (NULL: not wanted) takes the active module's
+ * virtual counters as struct kpmc_self_all gives them, *virt_mask which
+ * are there (0 from a module that gives none between records, or an
+ * older kpmc).
+ */
+static int read_self(struct kpmc_counts *c, uint64_t *virt, uint32_t *virt_mask)
 {
-	struct kpmc_self_sets ss;
-	const struct kpmc_self_page *p;
+	struct kpmc_self_all sa;
+	struct kpmc_self_sets *ss = &sa.sets;
 	unsigned int s;
 	int err;
 	ssize_t n;
 
+	if (virt)
+		*virt_mask = 0;
+	err = open_self();
+	if (err)
+		return err;
+	n = pread(self_fd, &sa, virt ? sizeof(sa) : sizeof(*ss), 0);
+	if (n != (ssize_t)sizeof(sa) && n != (ssize_t)sizeof(*ss) && n != (ssize_t)sizeof(ss->all))
+		return n < 0 ? -errno : -EIO;
+	last_path = KPMC_PATH_READ;
+	reads_slow++;
+	from_self_counts(&ss->all, c);
+	if (n == (ssize_t)sizeof(ss->all))
+		return 0;
+	c->nr_sets = ss->nr_sets < KPMC_LIB_SETS ? ss->nr_sets : KPMC_LIB_SETS;
+	c->counter_mask = 0;
+	for (s = 0; s < c->nr_sets; s++) {
+		c->sets[s].counter_mask = ss->sets[s].counter_mask;
+		c->sets[s].run_ns = ss->sets[s].run_ns;
+		memcpy(c->sets[s].counts, ss->sets[s].counts, sizeof(c->sets[s].counts));
+		c->counter_mask |= ss->sets[s].counter_mask;
+	}
+	if (virt && n == (ssize_t)sizeof(sa)) {
+		memcpy(virt, sa.virt, sizeof(sa.virt));
+		*virt_mask = sa.virt_mask;
+	}
+	return 0;
+}
+
+static int read_counts(struct kpmc_counts *c, int mode)
+{
+	struct kpmc_self_counts sc;
+	const struct kpmc_self_page *p;
+
 	if (mode != KPMC_PATH_READ) {
 		p = my_page();
-		if (p && !kpmc_page_read(p, read_counter, monotonic_ns, NULL, &ss.all)) {
+		if (p && !kpmc_page_read(p, read_counter, monotonic_ns, NULL, &sc)) {
 			last_path = KPMC_PATH_FAST;
 			reads_fast++;
-			from_self_counts(&ss.all, c);
+			from_self_counts(&sc, c);
 			return 0;
 		}
 		if (mode == KPMC_PATH_FAST)
 			return -EOPNOTSUPP;
 	}
-	err = open_self();
-	if (err)
-		return err;
-	n = pread(self_fd, &ss, sizeof(ss), 0);
-	if (n != (ssize_t)sizeof(ss) && n != (ssize_t)sizeof(ss.all))
-		return n < 0 ? -errno : -EIO;
-	last_path = KPMC_PATH_READ;
-	reads_slow++;
-	from_self_counts(&ss.all, c);
-	if (n == (ssize_t)sizeof(ss.all))
-		return 0;
-	c->nr_sets = ss.nr_sets < KPMC_LIB_SETS ? ss.nr_sets : KPMC_LIB_SETS;
-	c->counter_mask = 0;
-	for (s = 0; s < c->nr_sets; s++) {
-		c->sets[s].counter_mask = ss.sets[s].counter_mask;
-		c->sets[s].run_ns = ss.sets[s].run_ns;
-		memcpy(c->sets[s].counts, ss.sets[s].counts, sizeof(c->sets[s].counts));
-		c->counter_mask |= ss.sets[s].counter_mask;
-	}
-	return 0;
+	return read_self(c, NULL, NULL);
 }
 
 int kpmc_read(struct kpmc_counts *c)
@@ -336,7 +356,12 @@ int kpmc_lib_read(struct kpmc_counts *c, int prefer_read)
 
 int kpmc_lib_read_sets(struct kpmc_counts *c)
 {
-	return read_counts(c, KPMC_PATH_READ);
+	return read_self(c, NULL, NULL);
+}
+
+int kpmc_lib_read_virt(struct kpmc_counts *c, uint64_t virt[KPMC_MAX_VIRT], uint32_t *virt_mask)
+{
+	return read_self(c, virt, virt_mask);
 }
 
 /*
@@ -367,7 +392,7 @@ int kpmc__read_counter_slow(unsigned int pmc, uint64_t *value)
 			return -EOPNOTSUPP;
 	}
 	/* The whole read(): kpmc_read_stats counts it, as for kpmc_read. */
-	err = read_counts(&c, KPMC_PATH_READ);
+	err = read_self(&c, NULL, NULL);
 	if (err)
 		return err;
 	if (!(c.counter_mask & (1u << pmc)))

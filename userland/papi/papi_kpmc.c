@@ -55,7 +55,6 @@ papi_vector_t _kpmc_vector;
 struct kpmc_papi_context {
 	int monitor_fd;				/* -1: none yet */
 	int config_fd, enable_fd;
-	int self_fd;				/* /proc/kpmc/self, for virtual counters; -1 */
 	uint32_t tid;				/* the thread that opened them */
 	struct kpmc_papi_control *counting;	/* the event set counting now, or NULL */
 	/*
@@ -234,7 +233,7 @@ static int _kpmc_init_thread(hwd_context_t *ctx)
 {
 	struct kpmc_papi_context *c = ctx;
 
-	c->monitor_fd = c->config_fd = c->enable_fd = c->self_fd = -1;
+	c->monitor_fd = c->config_fd = c->enable_fd = -1;
 	c->tid = 0;
 	c->counting = NULL;
 	c->written[0] = '\0';
@@ -410,52 +409,28 @@ static int kpmc_error(const char *what, int err, const char *why)
 
 /* The thread's counts; with several sets through read(), which has each set's time. */
 /*
- * The thread's virtual counters (those k uses) into virt: a read() of
- * /proc/kpmc/self with room for struct kpmc_self_all, the sum of the
- * thread's records and what the module gives between them.
+ * The thread's counts and, where k has them, its virtual counters: then in
+ * the same read() of /proc/kpmc/self (libkpmc's, struct kpmc_self_all).
  */
-static int read_virt(struct kpmc_papi_context *c, const struct kpmc_papi_control *k,
-		     uint64_t *virt)
+static int read_now(const struct kpmc_papi_control *k, struct kpmc_counts *now, uint64_t *virt)
 {
-	struct kpmc_self_all all;
-	ssize_t n;
+	uint32_t have = 0;
+	int err;
 
-	if (c->self_fd < 0)
-		c->self_fd = kpmc_proc_open("self", O_RDONLY);
-	if (c->self_fd < 0) {
-		PAPIERROR("kpmc: " KPMC_PROC_DIR "/self: %s", strerror(-c->self_fd));
-		c->self_fd = -1;
-		return PAPI_ESYS;
-	}
-	n = read(c->self_fd, &all, sizeof(all));
-	if (n < 0) {
-		PAPIERROR("kpmc: reading the thread's virtual counters: %s", strerror(errno));
-		return PAPI_ESYS;
-	}
-	if (n != (ssize_t)sizeof(all)) {
-		PAPIERROR("kpmc: this kpmc module gives no virtual counters in " KPMC_PROC_DIR "/self");
-		return PAPI_ESYS;
-	}
-	if ((all.virt_mask & k->virt_used) != k->virt_used) {
-		PAPIERROR("kpmc: the active monitoring module gives no virtual counters 0x%x between records (another one since PAPI started?)",
-			  k->virt_used & ~all.virt_mask);
-		return PAPI_ESYS;
-	}
-	memcpy(virt, all.virt, sizeof(all.virt));
-	return PAPI_OK;
-}
-
-/* The thread's counts and, where k has them, its virtual counters. */
-static int read_now(struct kpmc_papi_context *c, const struct kpmc_papi_control *k,
-		    struct kpmc_counts *now, uint64_t *virt)
-{
-	int err = k->plan.nr_sets > 1 ? kpmc_lib_read(now, 1) : kpmc_read(now);
-
+	if (k->virt_used)
+		err = kpmc_lib_read_virt(now, virt, &have);
+	else
+		err = k->plan.nr_sets > 1 ? kpmc_lib_read(now, 1) : kpmc_read(now);
 	if (err) {
 		PAPIERROR("kpmc: reading the thread's counts: %s", strerror(-err));
 		return PAPI_ESYS;
 	}
-	return k->virt_used ? read_virt(c, k, virt) : PAPI_OK;
+	if ((have & k->virt_used) != k->virt_used) {
+		PAPIERROR("kpmc: the active monitoring module gives no virtual counters 0x%x between records (another one since PAPI started?)",
+			  k->virt_used & ~have);
+		return PAPI_ESYS;
+	}
+	return PAPI_OK;
 }
 
 /* A set's count over the whole time: scaled by all_ns / set_ns when sets rotate. */
@@ -623,9 +598,7 @@ static void close_session(struct kpmc_papi_context *c)
 		close(c->enable_fd);
 	if (c->monitor_fd >= 0)
 		close(c->monitor_fd);
-	if (c->self_fd >= 0)
-		close(c->self_fd);
-	c->monitor_fd = c->config_fd = c->enable_fd = c->self_fd = -1;
+	c->monitor_fd = c->config_fd = c->enable_fd = -1;
 	c->written[0] = '\0';
 }
 
@@ -752,7 +725,7 @@ static int _kpmc_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 			kpmc_papi_overflow_disarm(c);
 			return kpmc_error("enable refused", err, why);
 		}
-		err = read_now(c, k, &k->base, k->base_virt);
+		err = read_now(k, &k->base, k->base_virt);
 		if (err) {
 			kpmc_proc_request(c->enable_fd, "0", why, sizeof(why));
 			kpmc_papi_overflow_disarm(c);
@@ -812,7 +785,7 @@ static int _kpmc_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 		 * handler runs before tgkill returns and dispatches every
 		 * overflow the session holds (created threads' records too).
 		 */
-		ret = read_now(c, k, &now, virt);
+		ret = read_now(k, &now, virt);
 		err = kpmc_proc_request(c->enable_fd, "0", why, sizeof(why));
 		if (err && ret == PAPI_OK)
 			ret = kpmc_error("stop refused", err, why);
@@ -823,7 +796,7 @@ static int _kpmc_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	} else {
 		/* The last counts first: a thread that stops counting has none to read. */
 		drain_session(c, k);
-		if (read_now(c, k, &now, virt) == PAPI_OK)
+		if (read_now(k, &now, virt) == PAPI_OK)
 			values_since_base(k, &now, virt);
 		else
 			ret = PAPI_ESYS;
@@ -857,7 +830,7 @@ static int _kpmc_read(hwd_context_t *ctx, hwd_control_state_t *ctl, long long **
 		/* Rotations and created threads' exits are records in the session's ring. */
 		if (k->plan.nr_sets > 1 || k->inherit)
 			drain_session(ctx, k);
-		ret = read_now(ctx, k, &now, virt);
+		ret = read_now(k, &now, virt);
 		if (ret != PAPI_OK)
 			return ret;
 		values_since_base(k, &now, virt);
@@ -879,7 +852,7 @@ static int _kpmc_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	 */
 	drain_session(ctx, k->attach_tid ? k : NULL);
 	memset(&k->others, 0, sizeof(k->others));
-	return k->attach_tid ? PAPI_OK : read_now(ctx, k, &k->base, k->base_virt);
+	return k->attach_tid ? PAPI_OK : read_now(k, &k->base, k->base_virt);
 }
 
 /*

@@ -96,7 +96,7 @@ static void add_virtual_counters(void)
 	struct kpmc_papi_event *e;
 	unsigned int i;
 
-	if (kpmc_info_read(&info) || !strstr(info.text, "\nvirtual_counters_self_read: yes\n"))
+	if (kpmc_info_read(&info) || !info.virt_self_read)
 		return;
 	for (i = 0; i < KPMC_MAX_VIRT; i++) {
 		if (!info.virt_name[i][0])
