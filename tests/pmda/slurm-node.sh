@@ -76,6 +76,21 @@ wait_jobs() {
 		sleep 1
 	done
 }
+# wait_reports JOB STEP...: until the plugin wrote each step's report on
+# this node (it closes the step's count first), 20 s at most.
+wait_reports() {
+	wr_job=$1
+	shift
+	for i in $(seq 1 100); do
+		wr_missing=""
+		for wr_step in "$@"; do
+			[ -f "/home/hpc/kpmc-$wr_job.$wr_step.$node.json" ] || wr_missing="$wr_missing $wr_step"
+		done
+		[ -z "$wr_missing" ] && return
+		sleep 0.2
+	done
+	say "job $wr_job: no report of steps$wr_missing after 20 s"
+}
 for i in $(seq 1 120); do
 	[ "$(sinfo -h -o '%T %D' 2>/dev/null)" = "idle 2" ] && break
 	sleep 1
@@ -149,8 +164,25 @@ pgrep -u hpc -f 'jobloop 0 $long 0' >/dev/null && echo first-still-running; wait
 say "submitted job f=$f"
 wait_jobs "$f"
 say "job f: $(tr '\n' ' ' </home/hpc/slurm-$f.out)"
-# The CLI's count of the same loop on this node, for the bound.
-/kpmc/kpmc -A -c "$EVENTS" -- /kpmc/jobloop 0 "$ITERS" 0 >/tmp/cli.out 2>&1
+# The CLI's count of the same loop on this node, for the bound, once
+# nothing counts system-wide here: Slurm has the job done once its script
+# ends, while a step's slurmstepd may still close its count and write its
+# report (spank exit), and pmdakpmc counts the job's cgroup (cgroups
+# directive) until a rescan (200 ms) finds it gone. A run just after the
+# job was refused ("system-wide monitoring is on") twice in a row (once
+# after both reports were written: pmdakpmc's count), and passed after this wait.
+wait_reports "$f" 0 2
+for i in $(seq 1 100); do
+	ls -d /sys/fs/cgroup/system.slice/*slurmstepd.scope/job_"$f" >/dev/null 2>&1 || break
+	sleep 0.2
+done
+say "job f's cgroup gone: $(ls -d /sys/fs/cgroup/system.slice/*slurmstepd.scope/job_"$f" >/dev/null 2>&1 && echo no || echo yes)"
+for i in $(seq 1 20); do
+	/kpmc/kpmc -A -c "$EVENTS" -- /kpmc/jobloop 0 "$ITERS" 0 >/tmp/cli.out 2>&1 && break
+	grep -q 'system-wide monitoring is on' /tmp/cli.out || break
+	sleep 0.25
+done
+say "cli runs: $i"
 sed 's/^/node: cli: /' /tmp/cli.out
 # The plugin when the module is gone: refused, named.
 rmmod kpmc
